@@ -1,0 +1,612 @@
+"""The catalogue of planted bugs: plausible Day 7 mistakes, one substitution each.
+
+Every bug is a small exact-text substitution in one module of the bundled
+``evaluator`` package (``old`` must occur exactly once, so a bug cannot rot
+silently when the source changes), named after the mistake a learner makes,
+with the Day 7 task it belongs to and the invariants expected to catch it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The seven tasks of the Day 7 chapter, in the chapter's order.
+TASKS = {
+    "case": "1 declare and validate the case",
+    "final": "2 judge the final answer",
+    "files": "3 judge file facts",
+    "results": "4 judge tool results",
+    "receipts": "5 judge effect receipts",
+    "report": "6 a stable report",
+    "read-only": "7 evaluation is read-only",
+}
+
+
+class PlantError(ValueError):
+    """A bug's substitution does not apply to today's source exactly once."""
+
+
+@dataclass(frozen=True)
+class PlantedBug:
+    """One named mistake: replace ``old`` by ``new`` once in ``module``."""
+
+    name: str
+    task: str
+    mistake: str
+    old: str
+    new: str
+    catches: tuple[str, ...]
+    module: str = "evaluation.py"
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(
+                f"planted bug {self.name}: task {self.task!r} is not one of {sorted(TASKS)}"
+            )
+        if not self.catches:
+            raise ValueError(
+                f"planted bug {self.name}: name at least one invariant that catches it"
+            )
+        if self.old == self.new:
+            raise ValueError(f"planted bug {self.name}: old and new text are equal")
+
+
+def plant(bug: PlantedBug, source: str) -> str:
+    """Return ``source`` with the bug planted; refuse unless ``old`` occurs exactly once."""
+    count = source.count(bug.old)
+    if count != 1:
+        raise PlantError(
+            f"{bug.module}: the text to replace occurs {count} times, expected once: {bug.old!r}"
+        )
+    return source.replace(bug.old, bug.new, 1)
+
+
+# Invariant names, as the tests in tests/invariants mark them.
+SPEC_REFUSED = "specification-refused"
+SPEC_ACCEPTED = "specification-accepted"
+NORMALISATION = "path-normalisation"
+TRUTH = "truth"
+STORE_KINDS = "store-kinds"
+ORDER = "order-insensitivity"
+INDEPENDENCE = "independence"
+UNAVAILABLE = "unavailable-evidence"
+HOSTILE = "hostile-worlds"
+CONFINEMENT = "confinement"
+TAMPERED = "tampered-log"
+SHAPE = "report-shape"
+VERDICT = "report-verdict"
+RENDER = "render-grammar"
+READ_ONLY = "read-only"
+READ_ONLY_RUNS = "read-only-real-runs"
+READ_STATE = "read-state-kept"
+END_TO_END = "end-to-end"
+WRONG_FACT = "wrong-fact-fails-alone"
+INCOMPLETE = "incomplete-fails-final-only"
+
+
+BUGS: tuple[PlantedBug, ...] = (
+    # --- 1 declare and validate the case ---------------------------------------
+    PlantedBug(
+        name="blank-only-empty",
+        task="case",
+        mistake="rejects an empty string but accepts one of only spaces",
+        old="if not value.strip():",
+        new="if not value:",
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="path-kept-raw",
+        task="case",
+        mistake="validates the file path but stores it as written, so a//b and"
+        " ./a/b are two different files and the check name is not normalised",
+        old='object.__setattr__(self, "path", _relative_path(self.path, "file path"))',
+        new='_relative_path(self.path, "file path")',
+        catches=(NORMALISATION,),
+    ),
+    PlantedBug(
+        name="artifacts-kept-raw",
+        task="case",
+        mistake="validates changed artifacts but keeps them as written (./a stays ./a)",
+        old='object.__setattr__(self, "changed_artifacts", normalised)',
+        new="del normalised",
+        catches=(NORMALISATION,),
+    ),
+    PlantedBug(
+        name="absolute-path-accepted",
+        task="case",
+        mistake="forgets to reject absolute paths",
+        old="if path.is_absolute():",
+        new="if text.startswith('//'):",
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="dotdot-only-whole",
+        task="case",
+        mistake="rejects the path '..' itself but not a path with a '..' component",
+        old='if ".." in path.parts:',
+        new='if text == "..":',
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="dot-only-literal",
+        task="case",
+        mistake="rejects the path '.' only when written exactly so ('./' passes)",
+        old="if not path.parts:",
+        new='if text == ".":',
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="nul-accepted",
+        task="case",
+        mistake="forgets that a path may not contain NUL",
+        old='if "\\0" in text:',
+        new='if text.endswith("\\0"):',
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="exit-state-unchecked",
+        task="case",
+        mistake="accepts any string as a receipt's exit state",
+        old="if not isinstance(self.exit_state, str) or self.exit_state not in _EXIT_STATES:",
+        new="if not isinstance(self.exit_state, str):",
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="lists-as-groups",
+        task="case",
+        mistake="accepts a list where the case needs a tuple of expectations",
+        old="if not isinstance(values, tuple):",
+        new="if not isinstance(values, (tuple, list)):",
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="group-items-unchecked",
+        task="case",
+        mistake="checks that a group is a tuple but not what it holds",
+        old='        if not isinstance(value, kind):\n            raise ValueError(f"{expected}',
+        new='        if value is None:\n            raise ValueError(f"{expected}',
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="duplicate-call-ids",
+        task="case",
+        mistake="accepts two receipt expectations for the same call id",
+        old="(item.tool_call_id for item in case.receipts)",
+        new="set(item.tool_call_id for item in case.receipts)",
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="results-unique",
+        task="case",
+        mistake="requires result expectations to name different tools",
+        old='_require_unique((item.path for item in case.files), "file paths must be unique")',
+        new='_require_unique((item.path for item in case.files), "file paths must be unique")\n'
+        '    _require_unique((item.tool for item in case.results), "result tools must be unique")',
+        catches=(SPEC_ACCEPTED,),
+    ),
+    PlantedBug(
+        name="message-without-field",
+        task="case",
+        mistake="says 'must not be blank' without naming which field",
+        old='raise ValueError(f"{field} must not be blank, got {value!r}")',
+        new='raise ValueError(f"value must not be blank, got {value!r}")',
+        catches=(SPEC_REFUSED,),
+    ),
+    # --- 2 judge the final answer ------------------------------------------------
+    PlantedBug(
+        name="final-ignores-completed",
+        task="final",
+        mistake="passes the final check for a run that stopped at a limit",
+        old="run.completed is True",
+        new="final is not None",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-equality",
+        task="final",
+        mistake="requires the final answer to equal the substring",
+        old="and case.final_contains in final",
+        new="and case.final_contains == final",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-case-insensitive",
+        task="final",
+        mistake="compares the final answer ignoring case",
+        old="and case.final_contains in final",
+        new="and case.final_contains.lower() in final.lower()",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-stripped",
+        task="final",
+        mistake="strips whitespace from the substring and the final answer",
+        old="and case.final_contains in final",
+        new="and case.final_contains.strip() in final.strip()",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-none-crashes",
+        task="final",
+        mistake="looks for the substring before asking whether the run completed,"
+        " so a run without a final answer crashes",
+        old="run.completed is True\n        and isinstance(final, str)\n"
+        "        and case.final_contains in final",
+        new="case.final_contains in final and run.completed is True",
+        catches=(TRUTH,),
+    ),
+    # --- 3 judge file facts ------------------------------------------------------
+    PlantedBug(
+        name="file-universal-newlines",
+        task="files",
+        mistake="reads the file as text with universal newlines (read_text), so"
+        " CRLF and CR become LF",
+        old="observed = observe_text(root, resolved, expected_bytes)",
+        new="observed = observe_text(root, resolved, expected_bytes)\n"
+        "        if observed is not None:\n"
+        '            observed = observed.replace("\\r\\n", "\\n").replace("\\r", "\\n")',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="file-decode-replace",
+        task="files",
+        mistake="decodes with errors='replace', so invalid UTF-8 is compared"
+        " instead of being unavailable evidence",
+        old='return data.decode("utf-8")',
+        new='return data.decode("utf-8", errors="replace")',
+        catches=(UNAVAILABLE, TRUTH),
+        module="_evidence.py",
+    ),
+    PlantedBug(
+        name="file-decode-bom",
+        task="files",
+        mistake="decodes with utf-8-sig, which silently drops a byte order mark",
+        old='return data.decode("utf-8")',
+        new='return data.decode("utf-8-sig")',
+        catches=(TRUTH,),
+        module="_evidence.py",
+    ),
+    PlantedBug(
+        name="file-trailing-newline",
+        task="files",
+        mistake="ignores a missing or extra newline at the end of the file",
+        old="observed is not None and observed == expected.content",
+        new='observed is not None and observed.rstrip("\\n") == expected.content.rstrip("\\n")',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="file-prefix",
+        task="files",
+        mistake="accepts a file that merely starts with the expected content",
+        old="observed is not None and observed == expected.content",
+        new="observed is not None and observed.startswith(expected.content)",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="file-bypasses-boundary",
+        task="files",
+        mistake="joins the path onto the root instead of asking resolve_path, so a"
+        " protected file (.env, id_rsa, x.pem) counts as evidence",
+        old="resolved = Path(workspace.resolve_path(expected.path))",
+        new="resolved = Path(workspace.policy.root) / expected.path",
+        catches=(UNAVAILABLE, TRUTH, CONFINEMENT),
+    ),
+    PlantedBug(
+        name="file-catches-oserror-only",
+        task="files",
+        mistake="catches OSError around resolve_path, so its AgentError escapes",
+        old="        root = Path(workspace.policy.root)\n    except Exception as error:",
+        new="        root = Path(workspace.policy.root)\n    except OSError as error:",
+        catches=(UNAVAILABLE, TRUTH),
+    ),
+    PlantedBug(
+        name="file-opens-anything",
+        task="files",
+        mistake="opens whatever is at the path (no regular-file check, blocking"
+        " open), so a FIFO or a device there hangs or floods the evaluator",
+        old="    if not stat.S_ISREG(inspected.st_mode):\n"
+        "        kind = describe_kind(inspected.st_mode)\n"
+        '        raise EvidenceUnavailable(f"{_shown(parts)} is {kind}, not a regular file")\n'
+        "    try:\n"
+        "        descriptor = os.open(name, _FILE_FLAGS, dir_fd=directory)",
+        new="    try:\n        descriptor = os.open(name, os.O_RDONLY, dir_fd=directory)",
+        catches=(UNAVAILABLE, HOSTILE),
+        module="_evidence.py",
+    ),
+    # --- 4 judge tool results ----------------------------------------------------
+    PlantedBug(
+        name="result-split-events",
+        task="results",
+        mistake="finds the tool on one event and the substring on another",
+        old="_result_check(gathered, joined, expected) for expected in case.results",
+        new='EvaluationCheck(f"result:{expected.tool}", found, "required result'
+        ' observed" if found else "required result not observed")\n'
+        "        for expected in case.results\n"
+        "        for found in [\n"
+        "            any(isinstance(event.action, ToolAction) and event.action.tool"
+        " == expected.tool for event in run.events)\n"
+        "            and any(isinstance(event.result, str) and expected.contains"
+        " in event.result for event in run.events)\n"
+        "        ]",
+        catches=(TRUTH, INDEPENDENCE),
+    ),
+    PlantedBug(
+        name="result-last-event-only",
+        task="results",
+        mistake="looks only at the run's last event",
+        old="for event in events:",
+        new="for event in events[-1:]:",
+        catches=(TRUTH, ORDER),
+    ),
+    PlantedBug(
+        name="result-first-of-tool-only",
+        task="results",
+        mistake="stops at the first event of the tool instead of trying them all",
+        old="gathered[tool].append(result)",
+        new="if not gathered[tool]:\n                gathered[tool].append(result)",
+        catches=(TRUTH, ORDER),
+    ),
+    PlantedBug(
+        name="result-ignores-tool",
+        task="results",
+        mistake="accepts the substring in the result of any tool",
+        old="        if isinstance(tool, str) and tool in gathered:\n"
+        "            gathered[tool].append(result)",
+        new="        for name in gathered:\n            gathered[name].append(result)",
+        catches=(TRUTH, INDEPENDENCE),
+    ),
+    PlantedBug(
+        name="result-equality",
+        task="results",
+        mistake="requires a result to equal the substring",
+        old="return contains in joined",
+        new="return contains in results",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="result-case-insensitive",
+        task="results",
+        mistake="matches the result substring ignoring case",
+        old="return contains in joined",
+        new="return contains.lower() in joined.lower()",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="result-from-response",
+        task="results",
+        mistake="searches the model's raw response instead of the tool's result",
+        old="action, result = event.action, event.result",
+        new="action, result = event.action, event.response",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="result-invalid-reply-crashes",
+        task="results",
+        mistake="reads event.action.tool without checking there is a tool action,"
+        " so an invalid reply (action None) crashes",
+        old="if not isinstance(action, ToolAction) or not isinstance(result, str):",
+        new="if not isinstance(result, str):",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="result-matches-arguments",
+        task="results",
+        mistake="searches the tool call's arguments as well as its result",
+        old="gathered[tool].append(result)",
+        new='gathered[tool].append(f"{action.arguments} {result}")',
+        catches=(TRUTH,),
+    ),
+    # --- 5 judge effect receipts -------------------------------------------------
+    PlantedBug(
+        name="receipts-not-reloaded",
+        task="receipts",
+        mistake="asks the in-memory store and never reloads the log, so a"
+        " tampered log still passes",
+        old="return ReceiptStore(path).get",
+        new="return receipts.get",
+        catches=(TAMPERED,),
+    ),
+    PlantedBug(
+        name="receipt-artifacts-ignored",
+        task="receipts",
+        mistake="never compares the changed artifacts",
+        old="        and isinstance(artifacts, tuple)\n"
+        "        and artifacts == expected.changed_artifacts",
+        new="        and isinstance(artifacts, tuple)",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="receipt-artifacts-as-set",
+        task="receipts",
+        mistake="compares changed artifacts as sets, ignoring order and repeats",
+        old="and artifacts == expected.changed_artifacts",
+        new="and set(artifacts) == set(expected.changed_artifacts)",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="receipt-artifacts-prefix",
+        task="receipts",
+        mistake="accepts a receipt whose artifacts merely start with the expected ones",
+        old="and artifacts == expected.changed_artifacts",
+        new="and artifacts[: len(expected.changed_artifacts)] == expected.changed_artifacts",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="receipt-result-equality",
+        task="receipts",
+        mistake="requires the receipt's result to equal the substring",
+        old="expected.result_contains in result",
+        new="expected.result_contains == result",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="receipt-exit-state-ignored",
+        task="receipts",
+        mistake="never compares the receipt's exit state",
+        old="        and receipt.exit_state == expected.exit_state\n",
+        new="",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="receipt-tool-ignored",
+        task="receipts",
+        mistake="never compares the receipt's tool",
+        old="receipt.tool == expected.tool",
+        new="receipt.tool is not None",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="receipt-load-error-escapes",
+        task="receipts",
+        mistake="lets the error from reloading a tampered log escape",
+        old="    try:\n        return ReceiptStore(path).get\n    except Exception as error:\n"
+        '        return f"receipt evidence unavailable: {_explain(error)}"',
+        new="    return ReceiptStore(path).get",
+        catches=(TAMPERED,),
+    ),
+    PlantedBug(
+        name="receipt-lookup-error-escapes",
+        task="receipts",
+        mistake="lets an exception from the store's get escape",
+        old="    try:\n        receipt = source(expected.tool_call_id)\n"
+        "    except Exception as error:\n"
+        '        return EvaluationCheck(name, False, f"receipt lookup failed: {_explain(error)}")',
+        new="    receipt = source(expected.tool_call_id)",
+        catches=(UNAVAILABLE,),
+    ),
+    PlantedBug(
+        name="receipt-bad-line-skipped",
+        task="receipts",
+        mistake="reloads the log line by line and skips a bad line, so one"
+        " tampered line fails only its own receipt",
+        old="    try:\n        return ReceiptStore(path).get\n    except Exception as error:\n"
+        '        return f"receipt evidence unavailable: {_explain(error)}"',
+        new="    import json\n\n"
+        "    found = {}\n"
+        '    with open(path, encoding="utf-8", errors="replace") as log:\n'
+        "        for line in log:\n"
+        "            try:\n"
+        "                receipt = EffectReceipt.from_dict(json.loads(line))\n"
+        "            except Exception:\n"
+        "                continue\n"
+        "            found.setdefault(receipt.tool_call_id, receipt)\n"
+        "    return found.get",
+        catches=(TAMPERED,),
+    ),
+    PlantedBug(
+        name="receipt-absent-crashes",
+        task="receipts",
+        mistake="reads the receipt's fields before checking it exists",
+        old='    if receipt is None:\n        return EvaluationCheck(name, False, "receipt is absent")',
+        new='    if receipt.tool is None:\n        return EvaluationCheck(name, False, "receipt is absent")',
+        catches=(TRUTH, UNAVAILABLE),
+    ),
+    # --- 6 a stable report -------------------------------------------------------
+    PlantedBug(
+        name="report-passes-empty",
+        task="report",
+        mistake="says a report with no checks passed",
+        old="return bool(self.checks) and all(check.passed for check in self.checks)",
+        new="return all(check.passed for check in self.checks)",
+        catches=(VERDICT,),
+    ),
+    PlantedBug(
+        name="report-ignores-final",
+        task="report",
+        mistake="computes the verdict from the evidence checks only, not the final check",
+        old="return bool(self.checks) and all(check.passed for check in self.checks)",
+        new="return bool(self.checks) and all(check.passed for check in self.checks[1:])",
+        catches=(VERDICT, TRUTH),
+    ),
+    PlantedBug(
+        name="render-no-parentheses",
+        task="report",
+        mistake="renders '- name: PASS detail' without the parentheses",
+        old='f"- {check.name}: {_verdict(check.passed)} ({check.detail})"',
+        new='f"- {check.name}: {_verdict(check.passed)} {check.detail}"',
+        catches=(RENDER,),
+    ),
+    PlantedBug(
+        name="render-no-header",
+        task="report",
+        mistake="leaves out the 'evaluation: PASS' first line",
+        old='lines = [f"evaluation: {_verdict(self.passed)}"]',
+        new="lines = []",
+        catches=(RENDER,),
+    ),
+    PlantedBug(
+        name="render-words",
+        task="report",
+        mistake="writes 'passed'/'failed' instead of PASS/FAIL",
+        old='return "PASS" if passed else "FAIL"',
+        new='return "passed" if passed else "failed"',
+        catches=(RENDER,),
+    ),
+    PlantedBug(
+        name="checks-sorted",
+        task="report",
+        mistake="sorts the checks by name instead of keeping the case's order",
+        old="return EvaluationReport(tuple(checks))",
+        new="return EvaluationReport(tuple(sorted(checks, key=lambda check: check.name)))",
+        catches=(SHAPE,),
+    ),
+    PlantedBug(
+        name="receipts-before-results",
+        task="report",
+        mistake="puts the receipt checks before the result checks",
+        old="return EvaluationReport(tuple(checks))",
+        new="groups = ('final', 'file', 'receipt', 'result')\n"
+        "    return EvaluationReport(\n"
+        "        tuple(sorted(checks, key=lambda c: groups.index(c.name.split(':')[0])))\n"
+        "    )",
+        catches=(SHAPE,),
+    ),
+    PlantedBug(
+        name="receipt-named-by-tool",
+        task="report",
+        mistake="names a receipt check after its tool instead of its call id",
+        old='name = f"receipt:{expected.tool_call_id}"',
+        new='name = f"receipt:{expected.tool}"',
+        catches=(SHAPE,),
+    ),
+    # --- 7 evaluation is read-only -----------------------------------------------
+    PlantedBug(
+        name="log-created-when-missing",
+        task="read-only",
+        mistake="opens the receipt log in append mode, creating it when it is missing",
+        old="            return _absent",
+        new='            open(path, "a").close()\n            return _absent',
+        catches=(READ_ONLY,),
+    ),
+    PlantedBug(
+        name="file-read-through-tool",
+        task="read-only",
+        mistake="reads the expected file with workspace.read_file, which changes"
+        " what edits the workspace allows afterwards",
+        old="resolved = Path(workspace.resolve_path(expected.path))",
+        new="workspace.read_file(expected.path)\n"
+        "        resolved = Path(workspace.resolve_path(expected.path))",
+        catches=(READ_ONLY, READ_STATE),
+    ),
+    PlantedBug(
+        name="file-created-when-missing",
+        task="read-only",
+        mistake="opens the expected file in append mode to read it, creating it"
+        " when it is missing",
+        old="resolved = Path(workspace.resolve_path(expected.path))",
+        new="resolved = Path(workspace.resolve_path(expected.path, must_exist=False))\n"
+        '        open(resolved, "a").close()',
+        catches=(READ_ONLY,),
+    ),
+    PlantedBug(
+        name="tool-rerun",
+        task="read-only",
+        mistake="asks the workspace to run each expected tool again instead of"
+        " reading the run's events",
+        old="    gathered = _gather_results(",
+        new="    for expected in case.results:\n"
+        "        workspace.execute(ToolAction(expected.tool, {}))\n"
+        "    gathered = _gather_results(",
+        catches=(READ_ONLY, READ_ONLY_RUNS),
+    ),
+)

@@ -1,0 +1,515 @@
+"""Case specifications: invalid ones for every rejection rule, and valid near misses.
+
+A specification is a recipe, not a target object: `make(target)` builds it
+with the target's own case types, so these strategies never touch the target
+while they are defined or drawn. An invalid one knows the rule it breaks and
+the words its ValueError must use to name the field; a valid one knows the
+values the built object must then hold (verbatim, or normalised).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+from strategies.facts import SPELLINGS, spelled
+
+__all__ = [
+    "BLANK_FIELDS",
+    "Spec",
+    "ValidSpec",
+    "bad_paths",
+    "example_invalid_specs",
+    "example_valid_specs",
+    "hardened_invalid_specs",
+    "blank_strings",
+    "invalid_specs",
+    "normalisable_paths",
+    "valid_specs",
+]
+
+#: Whitespace a blank string may be made of; str.strip() removes all of them.
+_WHITESPACE = " \t\n\r\x0b\x0c\u00a0\u2003\u3000"
+_NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyzé日"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """An invalid specification: building it must raise ValueError.
+
+    `names` lists the words of which the error message must contain one.
+    """
+
+    what: str
+    make: Callable[[Any], Any] = field(repr=False, compare=False)
+    names: tuple[str, ...]
+    rule: str
+
+    def __str__(self) -> str:
+        return self.what
+
+
+@dataclass(frozen=True)
+class ValidSpec:
+    """A valid specification and the attribute values its object must hold."""
+
+    what: str
+    make: Callable[[Any], Any] = field(repr=False, compare=False)
+    holds: tuple[tuple[str, object], ...]
+    rule: str
+
+    def __str__(self) -> str:
+        return self.what
+
+
+def blank_strings() -> st.SearchStrategy[str]:
+    """Empty or whitespace-only strings; the empty one first."""
+    return st.text(_WHITESPACE, max_size=4)
+
+
+def _names() -> st.SearchStrategy[str]:
+    return st.text(_NAME_ALPHABET, min_size=1, max_size=5)
+
+
+def _relative() -> st.SearchStrategy[tuple[str, ...]]:
+    return st.lists(_names(), min_size=1, max_size=3).map(tuple)
+
+
+# --- one required string blank -------------------------------------------------------
+
+# field words -> (how to build with that field set to `value`, its call shown)
+_BLANKABLE: dict[str, tuple[Callable[[Any, str], Any], str]] = {
+    "final substring": (
+        lambda t, v: t.EvaluationCase(v),
+        "EvaluationCase(final_contains={!r})",
+    ),
+    "file path": (
+        lambda t, v: t.FileExpectation(v, "x"),
+        "FileExpectation(path={!r}, content='x')",
+    ),
+    "result tool": (
+        lambda t, v: t.ResultExpectation(v, "x"),
+        "ResultExpectation(tool={!r}, contains='x')",
+    ),
+    "result substring": (
+        lambda t, v: t.ResultExpectation("read_file", v),
+        "ResultExpectation(tool='read_file', contains={!r})",
+    ),
+    "receipt call id": (
+        lambda t, v: t.ReceiptExpectation(v, "edit_file", "ok", "x"),
+        "ReceiptExpectation(tool_call_id={!r}, ...)",
+    ),
+    "receipt tool": (
+        lambda t, v: t.ReceiptExpectation("call-1", v, "ok", "x"),
+        "ReceiptExpectation('call-1', tool={!r}, ...)",
+    ),
+    "receipt result substring": (
+        lambda t, v: t.ReceiptExpectation("call-1", "edit_file", "ok", v),
+        "ReceiptExpectation('call-1', 'edit_file', 'ok', result_contains={!r})",
+    ),
+}
+BLANK_FIELDS = tuple(_BLANKABLE)
+
+
+def _blank_spec(name: str, value: str) -> Spec:
+    build, shown = _BLANKABLE[name]
+    return Spec(
+        shown.format(value),
+        lambda t: build(t, value),
+        (name,),
+        f"a blank or whitespace-only {name} is refused",
+    )
+
+
+# --- paths ---------------------------------------------------------------------
+
+
+@st.composite
+def bad_paths(draw: Any) -> str:
+    """Paths a case must refuse: absolute, '.', with a '..' component, with NUL."""
+    parts = list(draw(_relative()))
+    how = draw(st.sampled_from(("absolute", "dot", "dotdot", "nul")))
+    if how == "absolute":
+        return "/" + "/".join(parts)
+    if how == "dot":
+        return draw(st.sampled_from((".", "./", "./.", ".//", "./././")))
+    if how == "dotdot":
+        at = draw(st.integers(0, len(parts)))
+        return "/".join([*parts[:at], "..", *parts[at:]])
+    text = "/".join(parts)
+    at = draw(st.integers(0, len(text)))
+    return text[:at] + "\0" + text[at:]
+
+
+def _file_path_spec(path: str) -> Spec:
+    return Spec(
+        f"FileExpectation(path={path!r}, content='x')",
+        lambda t: t.FileExpectation(path, "x"),
+        ("file path",),
+        "a file path that is absolute, '.', has a '..' component or a NUL is refused",
+    )
+
+
+def _artifact_spec(path: str, before: tuple[str, ...]) -> Spec:
+    artifacts = (*before, path)
+    return Spec(
+        f"ReceiptExpectation('call-1', 'edit_file', 'ok', 'x',"
+        f" changed_artifacts={artifacts!r})",
+        lambda t: t.ReceiptExpectation("call-1", "edit_file", "ok", "x", artifacts),
+        ("changed artifact",),
+        "a changed artifact that is absolute, '.', has a '..' component or a NUL"
+        " is refused",
+    )
+
+
+def normalisable_paths() -> st.SearchStrategy[tuple[tuple[str, ...], str]]:
+    """A normalised path (as parts) and one spelling of it."""
+    return st.tuples(_relative(), st.sampled_from(SPELLINGS))
+
+
+# --- exit states, groups, duplicates ------------------------------------------------
+
+_BAD_EXIT_STATES = ("", "OK", "Ok", " ok", "ok ", "error\n", "ERROR", "success", "err")
+
+
+def _exit_spec(value: str) -> Spec:
+    return Spec(
+        f"ReceiptExpectation('call-1', 'edit_file', exit_state={value!r}, 'x')",
+        lambda t: t.ReceiptExpectation("call-1", "edit_file", value, "x"),
+        ("exit_state", "exit state"),
+        "an exit state other than 'ok' or 'error' is refused",
+    )
+
+
+def _group_item(t: Any, kind: str, i: int) -> Any:
+    if kind == "file":
+        return t.FileExpectation(f"f{i}.txt", "x")
+    if kind == "result":
+        return t.ResultExpectation("read_file", f"r{i}")
+    return t.ReceiptExpectation(f"call-{i}", "edit_file", "ok", "x")
+
+
+_GROUP_KINDS = {"files": "file", "results": "result", "receipts": "receipt"}
+# Wrong items: (shown, build)
+_WRONG_ITEMS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("None", lambda t: None),
+    ("'a.txt'", lambda t: "a.txt"),
+    ("a FileExpectation", lambda t: t.FileExpectation("w.txt", "x")),
+    ("a ResultExpectation", lambda t: t.ResultExpectation("read_file", "w")),
+    (
+        "a ReceiptExpectation",
+        lambda t: t.ReceiptExpectation("call-w", "edit_file", "ok", "w"),
+    ),
+    ("a tuple", lambda t: ("w.txt", "x")),
+)
+
+
+def _list_group_spec(group: str, size: int) -> Spec:
+    kind = _GROUP_KINDS[group]
+    return Spec(
+        f"EvaluationCase('done', {group}=[{size} valid item(s)]) (a list)",
+        lambda t: t.EvaluationCase(
+            "done", **{group: [_group_item(t, kind, i) for i in range(size)]}
+        ),
+        (group,),
+        f"{group} must be a tuple: a list is refused",
+    )
+
+
+def _wrong_item_spec(group: str, wrong: int, size: int, at: int) -> Spec:
+    kind = _GROUP_KINDS[group]
+    shown, build_wrong = _WRONG_ITEMS[wrong]
+    at = min(at, size)
+
+    def make(t: Any) -> Any:
+        items = [_group_item(t, kind, i) for i in range(size)]
+        wrong_item = build_wrong(t)
+        items.insert(at, wrong_item)
+        return t.EvaluationCase("done", **{group: tuple(items)})
+
+    # An item of the right type is not wrong: skip those pairs by construction.
+    return Spec(
+        f"EvaluationCase('done', {group}=(... {shown} at index {at} ...))",
+        make,
+        (group,),
+        f"{group} must hold only {kind} expectations",
+    )
+
+
+def _wrong_items(group: str) -> list[int]:
+    own = {"files": 2, "results": 3, "receipts": 4}[group]
+    return [i for i in range(len(_WRONG_ITEMS)) if i != own]
+
+
+def _duplicate_path_spec(parts: tuple[str, ...], first: str, second: str) -> Spec:
+    a, b = spelled(parts, first), spelled(parts, second)
+    return Spec(
+        f"EvaluationCase('done', files=(FileExpectation({a!r}, '1'),"
+        f" FileExpectation({b!r}, '2')))",
+        lambda t: t.EvaluationCase(
+            "done", files=(t.FileExpectation(a, "1"), t.FileExpectation(b, "2"))
+        ),
+        ("file paths must be unique",),
+        "two file expectations for one path (after normalisation) are refused",
+    )
+
+
+def _duplicate_call_spec(call_id: str, before: int) -> Spec:
+    return Spec(
+        f"EvaluationCase('done', receipts=(... two ReceiptExpectations under"
+        f" {call_id!r} ...))",
+        lambda t: t.EvaluationCase(
+            "done",
+            receipts=(
+                *(
+                    t.ReceiptExpectation(f"other-{i}", "edit_file", "ok", "x")
+                    for i in range(before)
+                ),
+                t.ReceiptExpectation(call_id, "edit_file", "ok", "edited"),
+                t.ReceiptExpectation(call_id, "run_command", "error", "status"),
+            ),
+        ),
+        ("receipt call ids must be unique",),
+        "two receipt expectations under one call id are refused",
+    )
+
+
+def invalid_specs() -> st.SearchStrategy[Spec]:
+    """Specifications breaking exactly one rejection rule; simplest rules first."""
+    return st.one_of(
+        st.builds(_blank_spec, st.sampled_from(BLANK_FIELDS), blank_strings()),
+        st.builds(_file_path_spec, bad_paths()),
+        st.builds(
+            _artifact_spec,
+            bad_paths(),
+            st.lists(_relative().map("/".join), max_size=2).map(tuple),
+        ),
+        st.builds(
+            _exit_spec,
+            st.one_of(
+                st.sampled_from(_BAD_EXIT_STATES),
+                st.text(max_size=6).filter(lambda s: s not in ("ok", "error")),
+            ),
+        ),
+        st.builds(
+            _list_group_spec, st.sampled_from(tuple(_GROUP_KINDS)), st.integers(0, 2)
+        ),
+        st.sampled_from(tuple(_GROUP_KINDS)).flatmap(
+            lambda group: st.builds(
+                _wrong_item_spec,
+                st.just(group),
+                st.sampled_from(_wrong_items(group)),
+                st.integers(0, 2),
+                st.integers(0, 2),
+            )
+        ),
+        st.builds(
+            _duplicate_path_spec,
+            _relative(),
+            st.sampled_from(SPELLINGS),
+            st.sampled_from(SPELLINGS),
+        ),
+        st.builds(
+            _duplicate_call_spec,
+            st.text(_NAME_ALPHABET + "-0123456789 ", min_size=1, max_size=8).filter(
+                lambda s: s.strip() != "" and not s.startswith("other-")
+            ),
+            st.integers(0, 2),
+        ),
+    )
+
+
+#: One hand-written invalid specification per rule, for explicit examples.
+def example_invalid_specs() -> list[Spec]:
+    return [
+        *(_blank_spec(name, value) for name in BLANK_FIELDS for value in ("", " \t")),
+        _file_path_spec("/etc/passwd"),
+        _file_path_spec("."),
+        _file_path_spec("a/../b"),
+        _file_path_spec("../escape"),
+        _file_path_spec("a\0b"),
+        _artifact_spec("/abs.txt", ("ok.txt",)),
+        _artifact_spec(".", ()),
+        _artifact_spec("x/../y", ()),
+        _artifact_spec("a\0b", ()),
+        *(_exit_spec(v) for v in ("maybe", "OK", " ok", "")),
+        *(_list_group_spec(group, 1) for group in _GROUP_KINDS),
+        _list_group_spec("files", 0),
+        *(_wrong_item_spec(g, w, 1, 1) for g in _GROUP_KINDS for w in _wrong_items(g)),
+        _duplicate_path_spec(("a", "b"), "plain", "double_slash"),
+        _duplicate_path_spec(("a", "b"), "plain", "dot_slash"),
+        _duplicate_path_spec(("a", "b"), "plain", "trailing_slash"),
+        _duplicate_path_spec(("a", "b"), "plain", "plain"),
+        _duplicate_call_spec("call-1", 0),
+    ]
+
+
+# --- hardened: values of the wrong type ---------------------------------------------
+
+_NON_STRINGS: tuple[tuple[str, object], ...] = (
+    ("None", None),
+    ("1", 1),
+    ("b'x'", b"x"),
+)
+
+
+def _non_string_spec(name: str, shown: str, value: object) -> Spec:
+    build, call = _BLANKABLE[name]
+    return Spec(
+        call.replace("{!r}", shown),
+        lambda t: build(t, value),  # type: ignore[arg-type]
+        (name,),
+        f"a {name} that is not a string is refused",
+    )
+
+
+def hardened_invalid_specs() -> list[Spec]:
+    """Wrong types the contract's annotations exclude (hardened level)."""
+    specs = [
+        _non_string_spec(name, shown, value)
+        for name in BLANK_FIELDS
+        for shown, value in _NON_STRINGS
+    ]
+    specs += [
+        Spec(
+            f"FileExpectation('a.txt', content={shown})",
+            lambda t, v=value: t.FileExpectation("a.txt", v),
+            ("file content",),
+            "file content that is not a string is refused",
+        )
+        for shown, value in _NON_STRINGS
+    ]
+    specs += [
+        Spec(
+            "ReceiptExpectation('call-1', 'edit_file', 'ok', 'x', ['a.txt']) (a list)",
+            lambda t: t.ReceiptExpectation("call-1", "edit_file", "ok", "x", ["a.txt"]),
+            ("changed artifacts", "changed_artifacts"),
+            "changed artifacts must be a tuple: a list is refused",
+        ),
+        Spec(
+            "ReceiptExpectation('call-1', 'edit_file', None, 'x')",
+            lambda t: t.ReceiptExpectation("call-1", "edit_file", None, "x"),
+            ("exit_state", "exit state"),
+            "an exit state that is not a string is refused",
+        ),
+    ]
+    return specs
+
+
+# --- valid near misses ---------------------------------------------------------------
+
+
+def _valid_strings(inner: str) -> list[ValidSpec]:
+    value = f" {inner} x\t"  # whitespace inside and around, never only
+    return [
+        ValidSpec(
+            f"EvaluationCase(final_contains={value!r})",
+            lambda t: t.EvaluationCase(value),
+            (("final_contains", value),),
+            "a final substring with whitespace in it is kept verbatim",
+        ),
+        ValidSpec(
+            f"ResultExpectation(tool={value!r}, contains={value!r})",
+            lambda t: t.ResultExpectation(value, value),
+            (("tool", value), ("contains", value)),
+            "result strings with whitespace in them are kept verbatim",
+        ),
+        ValidSpec(
+            f"ReceiptExpectation({value!r}, {value!r}, 'error', {value!r})",
+            lambda t: t.ReceiptExpectation(value, value, "error", value),
+            (
+                ("tool_call_id", value),
+                ("tool", value),
+                ("exit_state", "error"),
+                ("result_contains", value),
+                ("changed_artifacts", ()),
+            ),
+            "receipt strings with whitespace in them are kept verbatim",
+        ),
+    ]
+
+
+_ODD_NAMES = ("a/..b", "...", "..a", "a..", ".hidden", "a/.b", "a b/c d.txt", "日本/é")
+
+
+def _valid_file(path: str, content: str) -> ValidSpec:
+    return ValidSpec(
+        f"FileExpectation({path!r}, {content!r})",
+        lambda t: t.FileExpectation(path, content),
+        (("path", path), ("content", content)),
+        "a relative path whose names merely contain dots is valid, and content"
+        " may be empty or blank",
+    )
+
+
+def _valid_repeats(result: tuple[str, str], times: int) -> ValidSpec:
+    return ValidSpec(
+        f"EvaluationCase('done', results=({times} x ResultExpectation{result!r}))",
+        lambda t: t.EvaluationCase(
+            "done", results=tuple(t.ResultExpectation(*result) for _ in range(times))
+        ),
+        (("len(results)", times),),
+        "result expectations may repeat",
+    )
+
+
+def _valid_case_sensitive(name: str) -> ValidSpec:
+    upper = name.upper()
+    return ValidSpec(
+        f"EvaluationCase('done', files for {name!r} and {upper!r}, receipts under"
+        f" {name!r} and {upper!r})",
+        lambda t: t.EvaluationCase(
+            "done",
+            files=(t.FileExpectation(name, "1"), t.FileExpectation(upper, "2")),
+            receipts=(
+                t.ReceiptExpectation(name, "edit_file", "ok", "x"),
+                t.ReceiptExpectation(upper, "edit_file", "ok", "x"),
+            ),
+        ),
+        (("len(files)", 2), ("len(receipts)", 2)),
+        "paths and call ids that differ only in case are different",
+    )
+
+
+def _valid_empty() -> ValidSpec:
+    return ValidSpec(
+        "EvaluationCase('done') with every group empty",
+        lambda t: t.EvaluationCase("done", files=(), results=(), receipts=()),
+        (("len(files)", 0), ("len(results)", 0), ("len(receipts)", 0)),
+        "empty groups are valid",
+    )
+
+
+def valid_specs() -> st.SearchStrategy[ValidSpec]:
+    """Valid specifications close to invalid ones; each must be accepted as is."""
+    return st.one_of(
+        st.builds(_valid_strings, st.text(_NAME_ALPHABET, max_size=4)).flatmap(
+            st.sampled_from
+        ),
+        st.builds(
+            _valid_file,
+            st.sampled_from(_ODD_NAMES),
+            st.one_of(st.just(""), blank_strings(), st.text(max_size=8)),
+        ),
+        st.builds(
+            _valid_repeats,
+            st.tuples(st.sampled_from(("read_file", "run_command")), _names()),
+            st.integers(2, 3),
+        ),
+        st.builds(_valid_case_sensitive, _names().filter(lambda s: s != s.upper())),
+        st.just(_valid_empty()),
+    )
+
+
+def example_valid_specs() -> list[ValidSpec]:
+    return [
+        *_valid_strings("a b"),
+        *(_valid_file(name, "") for name in _ODD_NAMES),
+        _valid_file("notes.txt", "   \n"),
+        _valid_repeats(("read_file", "x"), 2),
+        _valid_case_sensitive("a.txt"),
+        _valid_empty(),
+    ]

@@ -1,0 +1,69 @@
+"""The suite's Hypothesis profiles, registered in this one place.
+
+`dev` is the default on a workstation, `ci` on a CI machine (the `CI`
+environment variable set), `thorough` when asked for; an explicit
+`--hypothesis-profile NAME` always wins.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from hypothesis import settings
+
+__all__ = [
+    "CI",
+    "DEV",
+    "PROFILES",
+    "THOROUGH",
+    "choose_profile",
+    "register_profiles",
+]
+
+DEV = "dev"
+CI = "ci"
+THOROUGH = "thorough"
+PROFILES: tuple[str, ...] = (DEV, CI, THOROUGH)
+
+# Why no deadline, in every profile: one example builds a fresh temporary
+# tree (files, FIFOs, symlinks, a receipt log) and may run the target's
+# agent with real subprocess commands, so its time depends on the disk and
+# on process start-up, not on the code under test; a deadline would only
+# report a busy machine as a flaky failure. Hangs (a FIFO at an expected
+# path) are caught by the tests that plant them, with their own timeouts.
+_NO_DEADLINE = None
+
+
+def register_profiles() -> None:
+    """Register `dev`, `ci` and `thorough`; safe to call more than once."""
+    settings.register_profile(DEV, max_examples=100, deadline=_NO_DEADLINE)
+    # Registered over Hypothesis's own built-in `ci` profile on purpose:
+    # Hypothesis loads that one by itself when CI is set, and it keeps the
+    # example database and a deadline; ours is the deterministic run the
+    # 60-second CI budget is measured with. Note that derandomize=True
+    # makes a run ignore --hypothesis-seed: use `dev` or `thorough` to try
+    # several seeds.
+    settings.register_profile(
+        CI,
+        max_examples=100,
+        deadline=_NO_DEADLINE,
+        derandomize=True,
+        database=None,  # CI machines start empty; a database only hides flakiness
+        print_blob=True,  # a failure prints @reproduce_failure to replay it locally
+    )
+    settings.register_profile(THOROUGH, max_examples=1000, deadline=_NO_DEADLINE)
+
+
+def _truthy(value: str | None) -> bool:
+    return value is not None and value.strip().lower() not in ("", "0", "false", "no")
+
+
+def choose_profile(
+    explicit: str | None, environ: Mapping[str, str] | None = None
+) -> str:
+    """The profile to load: `explicit` if given, else `ci` under CI, else `dev`."""
+    if explicit:
+        return explicit
+    environ = os.environ if environ is None else environ
+    return CI if _truthy(environ.get("CI")) else DEV

@@ -1,0 +1,162 @@
+"""What evaluation may not change: the bytes of a tree, and the objects it is given.
+
+`tree_snapshot` records every path under a directory without following
+symlinks: its kind, mode and modification time, a regular file's bytes, a
+symlink's target. Two snapshots are equal exactly when nothing was created,
+removed, written, touched or re-pointed (access times are left out: reading
+is allowed to change them).
+
+`object_state` records the run, the workspace's modified files and state,
+the store's state and the approvals asked for, as deep copies compared
+with ==. `spy_on` wraps the stateful tools and the store's `put` on one
+built world so that any call is recorded (and still carried out).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "SPIED_STORE_METHODS",
+    "SPIED_WORKSPACE_METHODS",
+    "object_state",
+    "spy_on",
+    "tree_changes",
+    "tree_snapshot",
+]
+
+Entry = tuple[object, ...]
+
+#: Workspace methods evaluation must never call: each is a tool, and
+#: read_file also changes what the workspace lets the agent edit afterwards.
+SPIED_WORKSPACE_METHODS = (
+    "read_file",
+    "execute",
+    "write_file",
+    "edit_file",
+    "run_command",
+    "list_files",
+)
+SPIED_STORE_METHODS = ("put",)
+
+
+def _entry(path: Path) -> Entry:
+    info = os.lstat(path)
+    mode = info.st_mode
+    if stat.S_ISLNK(mode):
+        return ("symlink", os.readlink(path))
+    if stat.S_ISREG(mode):
+        return ("file", stat.S_IMODE(mode), info.st_mtime_ns, path.read_bytes())
+    if stat.S_ISDIR(mode):
+        return ("directory", stat.S_IMODE(mode), info.st_mtime_ns)
+    if stat.S_ISFIFO(mode):
+        return ("fifo", stat.S_IMODE(mode), info.st_mtime_ns)
+    return ("other", mode, info.st_mtime_ns)
+
+
+def tree_snapshot(top: Path) -> dict[str, Entry]:
+    """Every path under `top` (and `top` itself, as "."), never following links."""
+    entries = {".": _entry(top)}
+    for directory, dirnames, filenames in os.walk(top, followlinks=False):
+        for name in (*dirnames, *filenames):
+            path = Path(directory) / name
+            entries[path.relative_to(top).as_posix()] = _entry(path)
+    return entries
+
+
+def _what_changed(before: Entry, after: Entry) -> str:
+    if before[0] != after[0]:
+        return f"was a {before[0]}, now a {after[0]}"
+    if before[0] == "symlink":
+        return f"re-pointed from {before[1]!r} to {after[1]!r}"
+    if before[0] == "file" and before[3] != after[3]:
+        return f"bytes changed from {_bytes(before[3])} to {_bytes(after[3])}"
+    if before[1] != after[1]:
+        return "mode changed"
+    if before[0] == "directory":
+        return "modification time changed (an entry was created or removed in it)"
+    return "modification time changed (it was written or touched)"
+
+
+def _bytes(data: object) -> str:
+    text = repr(data)
+    return text if len(text) <= 60 else text[:56] + "...'"
+
+
+def tree_changes(before: dict[str, Entry], after: dict[str, Entry]) -> list[str]:
+    """What differs between two snapshots, one sentence per path."""
+    changes = []
+    for path in sorted(before.keys() | after.keys()):
+        if path not in after:
+            changes.append(f"{path} was removed")
+        elif path not in before:
+            changes.append(f"{path} was created")
+        elif before[path] != after[path]:
+            changes.append(f"{path}: {_what_changed(before[path], after[path])}")
+    return changes
+
+
+def _fields(obj: object) -> dict[str, Any]:
+    # Instance attributes minus callables: the spies and monkeypatched
+    # methods are ours, not the object's state.
+    try:
+        attributes = vars(obj)
+    except TypeError:
+        return {"repr": repr(obj)}
+    return {
+        name: copy.deepcopy(value)
+        for name, value in attributes.items()
+        if not callable(value) or isinstance(value, type)
+    }
+
+
+def object_state(built: Any) -> dict[str, Any]:
+    """The state of everything evaluation is handed, as comparable copies."""
+    workspace = built.workspace
+    return {
+        "the run": copy.deepcopy(built.run),
+        "workspace.modified_files": tuple(workspace.modified_files),
+        "the workspace's state": _fields(workspace),
+        "the receipt store's state": _fields(built.receipts),
+        "the approval callback's calls": len(built.approvals),
+    }
+
+
+def _recording(calls: list[str], label: str, original: Callable[..., Any]) -> Any:
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        shown = ", ".join(
+            [*(repr(a) for a in args), *(f"{k}={v!r}" for k, v in kwargs.items())]
+        )
+        calls.append(f"{label}({shown})")
+        return original(*args, **kwargs)
+
+    return spy
+
+
+def spy_on(built: Any) -> list[str]:
+    """Record every call of the workspace's tools and the stores' put.
+
+    The calls still happen (so a learner's evaluator behaves as it would),
+    but each is listed in the returned list, which must stay empty.
+    """
+    calls: list[str] = []
+    workspace = built.workspace
+    for name in SPIED_WORKSPACE_METHODS:
+        original = getattr(workspace, name, None)
+        if callable(original):
+            setattr(workspace, name, _recording(calls, f"workspace.{name}", original))
+    stores = {id(built.receipts): built.receipts}
+    store = getattr(workspace, "receipt_store", None)
+    if store is not None:
+        stores[id(store)] = store
+    for store in stores.values():
+        for name in SPIED_STORE_METHODS:
+            original = getattr(store, name, None)
+            if callable(original):
+                setattr(store, name, _recording(calls, f"receipts.{name}", original))
+    return calls

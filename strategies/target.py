@@ -1,0 +1,318 @@
+"""Load the implementation under test: an importable module, or a course folder.
+
+The suite judges any implementation of the Day 7 surface. Everything else in
+it reaches that implementation through one `Target`, chosen here, so the same
+properties run against the bundled `evaluator`, the course's reference, or a
+learner's unfinished folder.
+
+A course folder cannot be imported as a package on most machines: its
+`__init__.py` pulls in every day of the week, and with them an Apple-only
+array library. So a folder is loaded as a synthetic package whose `__path__`
+is the folder and whose `__init__.py` never runs; only the modules the Day 7
+surface lives in are imported, and they import nothing but the standard
+library and each other.
+
+A name the target does not define becomes a stand-in: the suite still
+collects and runs, and only the facts that use the name fail, each saying
+"X is not defined in <target>".
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import itertools
+import os
+import sys
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+__all__ = [
+    "BUNDLED_MODULE",
+    "DAY7_MODULES",
+    "LEVELS",
+    "REQUIRED_NAMES",
+    "MissingNameError",
+    "Target",
+    "TargetError",
+    "load_target",
+]
+
+#: Every public name of the Day 7 surface.
+REQUIRED_NAMES: tuple[str, ...] = (
+    "AgentError",
+    "FinalAction",
+    "ToolAction",
+    "AgentEvent",
+    "AgentRun",
+    "AgentLimits",
+    "run_agent",
+    "ToolPolicy",
+    "ApprovalDecision",
+    "Workspace",
+    "EffectReceipt",
+    "ReceiptStore",
+    "FileExpectation",
+    "ResultExpectation",
+    "ReceiptExpectation",
+    "EvaluationCase",
+    "EvaluationCheck",
+    "EvaluationReport",
+    "evaluate_run",
+)
+
+#: The modules of a course agent folder that hold the Day 7 surface, in an
+#: order where each one's relative imports are already loaded. A later
+#: module's binding of a name wins.
+DAY7_MODULES: tuple[str, ...] = (
+    "protocol",
+    "receipts",
+    "workspace",
+    "generation",
+    "checkpoint",
+    "loop",
+    "evaluation",
+)
+
+_MODULE_FILES = ", ".join(f"{name}.py" for name in DAY7_MODULES)
+
+#: `course`: the chapter's rules. `hardened`: those plus the bundled
+#: evaluator's own (no hang on a FIFO or device, bounded reads, nothing
+#: opened outside the root).
+LEVELS: tuple[str, ...] = ("course", "hardened")
+
+#: The module judged when no target is named: our own evaluator.
+BUNDLED_MODULE = "evaluator"
+
+# Synthetic package names must be unique per load: two folders loaded in one
+# process (the loader's own tests do this) must not share modules.
+_package_numbers = itertools.count(1)
+
+
+class TargetError(Exception):
+    """The target cannot be loaded; the message is one line saying why."""
+
+
+class MissingNameError(NameError):
+    """A test used a Day 7 name that the target does not define."""
+
+
+class _StandInType(type):
+    """Metaclass of stand-ins: any real use raises MissingNameError.
+
+    `isinstance` and `issubclass` answer False rather than raising, so a
+    check like `isinstance(report, target.EvaluationReport)` reads as "not a
+    report" instead of crashing the code that asks.
+    """
+
+    _missing_message: str
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> NoReturn:
+        __tracebackhide__ = True
+        raise MissingNameError(cls._missing_message)
+
+    def __getattr__(cls, attribute: str) -> Any:
+        # Introspection (pytest, Hypothesis, inspect, dataclasses) probes
+        # dunder names and expects AttributeError; give it that, worded the
+        # same way. Anything else is a test using the missing name.
+        __tracebackhide__ = True
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(cls._missing_message)
+        raise MissingNameError(cls._missing_message)
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        return False
+
+    def __subclasscheck__(cls, subclass: type) -> bool:
+        return False
+
+    def __repr__(cls) -> str:
+        return f"<missing {cls.__name__}>"
+
+
+def _stand_in(name: str, label: str) -> type:
+    # An Exception subclass, so `pytest.raises(target.AgentError)` and
+    # `except target.AgentError` stay legal code; nothing real ever matches.
+    return _StandInType(
+        name,
+        (Exception,),
+        {
+            "_missing_message": f"{name} is not defined in {label}",
+            "__module__": __name__,
+        },
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Target:
+    """The implementation under test, with every Day 7 name resolved.
+
+    `target.EvaluationCase` and `target.names["EvaluationCase"]` are the
+    same object; a name listed in `missing` is a stand-in whose use fails
+    with "X is not defined in <label>".
+    """
+
+    label: str
+    level: str
+    bundled: bool
+    names: Mapping[str, object]
+    missing: tuple[str, ...]
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when ordinary lookup fails. Dunders and a half-built
+        # instance (copy, pickle) must get a plain AttributeError.
+        names = self.__dict__.get("names")
+        if names is None or name.startswith("__") or name not in names:
+            raise AttributeError(name)
+        return names[name]
+
+    def __repr__(self) -> str:
+        return f"Target({self.label}, {self.level} level)"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # Hypothesis prints fixtures in a falsifying example with its pretty
+        # printer, which would otherwise spell out every name's class.
+        printer.text(repr(self))
+
+
+def load_target(
+    *,
+    impl: str | None = None,
+    impl_path: str | os.PathLike[str] | None = None,
+    level: str | None = None,
+) -> Target:
+    """Load the target named by `--impl MODULE` or `--impl-path DIR`.
+
+    Neither given means the bundled `evaluator`. `level` defaults to
+    `hardened` for the bundled evaluator and `course` for anything else.
+    Raises TargetError with a one-line message when the target cannot be
+    loaded or the options contradict each other.
+    """
+    if impl is not None and impl_path is not None:
+        raise TargetError(
+            f"--impl {impl} and --impl-path {os.fspath(impl_path)} were both given;"
+            " name the target once: a module with --impl or a folder with --impl-path"
+        )
+    if level is not None and level not in LEVELS:
+        raise TargetError(f"--level {level!r} is not one of: {', '.join(LEVELS)}")
+
+    if impl_path is not None:
+        label, modules = _load_folder(impl_path)
+        bundled = False
+    else:
+        module_name = BUNDLED_MODULE if impl is None else impl
+        label = f"module {module_name}"
+        module = _import_module(module_name)
+        modules = [module]
+        bundled = _is_bundled(module)
+
+    names: dict[str, object] = {}
+    for module in modules:
+        for name in REQUIRED_NAMES:
+            if hasattr(module, name):
+                names[name] = getattr(module, name)
+    missing = tuple(name for name in REQUIRED_NAMES if name not in names)
+    for name in missing:
+        names[name] = _stand_in(name, label)
+
+    return Target(
+        label=label,
+        level=level if level is not None else ("hardened" if bundled else "course"),
+        bundled=bundled,
+        names=types.MappingProxyType({name: names[name] for name in REQUIRED_NAMES}),
+        missing=missing,
+    )
+
+
+def _import_module(module_name: str) -> types.ModuleType:
+    if not module_name or not all(
+        part.isidentifier() for part in module_name.split(".")
+    ):
+        raise TargetError(
+            f"--impl {module_name!r} is not a module name such as evaluator"
+        )
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name is not None and module_name.startswith(error.name):
+            raise TargetError(
+                f"--impl {module_name}: no module named {error.name!r} is importable"
+                " (is it installed, or on sys.path?)"
+            ) from None
+        raise TargetError(
+            f"--impl {module_name}: importing it failed: {_one_line(error)}"
+        ) from None
+    except (Exception, SystemExit) as error:  # a learner's module may raise anything
+        raise TargetError(
+            f"--impl {module_name}: importing it failed: {_one_line(error)}"
+        ) from None
+
+
+def _is_bundled(module: types.ModuleType) -> bool:
+    """Whether `module` is the evaluator shipped beside this package.
+
+    Both sit side by side whether run from a checkout or installed, so the
+    bundled evaluator is the `evaluator` package in this package's parent.
+    """
+    if module.__name__ != BUNDLED_MODULE:
+        return False
+    module_file = getattr(module, "__file__", None)
+    if module_file is None:
+        return False
+    ours = Path(__file__).resolve().parent.parent / BUNDLED_MODULE
+    return Path(module_file).resolve().parent == ours
+
+
+def _load_folder(
+    impl_path: str | os.PathLike[str],
+) -> tuple[str, list[types.ModuleType]]:
+    raw = os.fspath(impl_path)
+    folder = Path(os.path.abspath(raw))
+    label = f"folder {folder}"
+    if not folder.exists():
+        raise TargetError(f"--impl-path {raw}: no such directory")
+    if not folder.is_dir():
+        raise TargetError(f"--impl-path {raw}: not a directory")
+    present = [name for name in DAY7_MODULES if (folder / f"{name}.py").is_file()]
+    if not present:
+        raise TargetError(
+            f"--impl-path {raw}: holds none of {_MODULE_FILES};"
+            " point it at a course agent folder such as src/tiny_llm/agent"
+        )
+
+    package_name = f"_day7_target_{next(_package_numbers)}"
+    package = types.ModuleType(package_name, f"The Day 7 modules of {label}.")
+    package.__path__ = [str(folder)]
+    package.__package__ = package_name
+    package.__spec__ = importlib.machinery.ModuleSpec(
+        package_name, None, is_package=True
+    )
+    package.__spec__.submodule_search_locations = [str(folder)]
+    sys.modules[package_name] = package
+
+    modules = []
+    # Loading must not leave __pycache__ folders in a learner's checkout.
+    writes_bytecode = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        for name in present:
+            try:
+                modules.append(importlib.import_module(f"{package_name}.{name}"))
+            # A learner's module may raise anything while importing, even
+            # SystemExit; it still means "cannot load", one line.
+            except (Exception, SystemExit) as error:
+                message = _one_line(error).replace(f"{package_name}.", "")
+                raise TargetError(
+                    f"--impl-path {raw}: importing {name}.py failed: {message}"
+                ) from None
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
+    return label, modules
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

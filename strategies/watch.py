@@ -1,0 +1,590 @@
+"""Watching one evaluate_run: a deadline, a byte snapshot, and what it opened.
+
+Three instruments for the hardened properties (tests/invariants/test_hostile.py
+and test_audit.py), none tied to one implementation:
+
+* `call_with_deadline` runs a call in a worker thread and gives up after a
+  few seconds, so a FIFO opened for reading fails one example instead of
+  hanging pytest; it then opens the world's FIFOs for writing, which lets a
+  blocked reader return and the thread finish.
+* `hostile_snapshot` records every entry below a directory without opening
+  anything but small regular files: FIFOs, sockets and devices are only
+  stat'ed, sparse GiB files are compared by size, blocks and times, and trees
+  deeper than PATH_MAX are walked through directory descriptors.
+* `AccessRecorder` installs one process-wide audit hook (hooks cannot be
+  removed) that records only in a thread that armed it: every path opened,
+  listed or scanned, resolved to what the call would reach (a descriptor-
+  relative open is resolved through its directory descriptor, read from
+  /proc/self/fd), and every process start, socket or filesystem change.
+
+`Figures` counts what the properties saw and reports it at the end of the
+run through a small pytest plugin object (no import of pytest here).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "HANG_SECONDS",
+    "Access",
+    "AccessRecorder",
+    "Figures",
+    "FiguresReporter",
+    "Outcome",
+    "call_with_deadline",
+    "snapshot_changes",
+    "hostile_snapshot",
+    "report_figures",
+    "short_unless_thorough",
+]
+
+#: How long one evaluate_run may take on a hostile world.  The bundled
+#: evaluator needs milliseconds; a reader blocked on a FIFO needs for ever.
+#: Generous, so a loaded CI machine is not mistaken for a hang.
+HANG_SECONDS = 5.0
+
+
+# --- the deadline ---
+
+
+@dataclass
+class Outcome:
+    """How one watched call ended."""
+
+    value: Any = None
+    error: BaseException | None = None
+    hung: bool = False
+    seconds: float = 0.0
+
+
+def call_with_deadline(
+    call: Callable[[], Any],
+    *,
+    seconds: float = HANG_SECONDS,
+    fifos: Iterable[Path] = (),
+    inside: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
+) -> Outcome:
+    """Run `call()` in a worker thread for at most `seconds`.
+
+    `inside` is entered in the worker around the call (the audit recorder
+    arms itself there, since it records per thread).  On a timeout the
+    `fifos` are opened for writing and closed again, so a reader blocked in
+    `open` or `read` gets end-of-file and the daemon thread can end.
+    """
+    _settle_runaways()
+    outcome = Outcome()
+
+    def work() -> None:
+        started = time.perf_counter()
+        try:
+            with inside() if inside is not None else contextlib.nullcontext():
+                outcome.value = call()
+        except BaseException as error:  # reported, not raised, in the caller
+            outcome.error = error
+        finally:
+            outcome.seconds = time.perf_counter() - started
+
+    worker = threading.Thread(target=work, name="day7-watched-call", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        outcome.hung = True
+        outcome.seconds = seconds
+        _unblock(worker, list(fifos))
+        if worker.is_alive():
+            _runaways.append(worker)
+    return outcome
+
+
+#: How long a new call waits for one left running by an earlier timeout.
+RUNAWAY_SECONDS = 120.0
+
+# Threads still running after their deadline (an evaluator reading a 4 GiB
+# sparse file whole, say).  A Python thread cannot be stopped, so the next
+# call waits for them first: otherwise every example of a failing property,
+# shrinking included, would add one more runaway reader and exhaust memory.
+_runaways: list[threading.Thread] = []
+
+
+def _settle_runaways() -> None:
+    while _runaways:
+        # Waited for once: one that never ends costs one wait, not one per call.
+        _runaways.pop().join(RUNAWAY_SECONDS)
+
+
+def _unblock(worker: threading.Thread, fifos: list[Path]) -> None:
+    deadline = time.monotonic() + 2.0
+    while worker.is_alive() and time.monotonic() < deadline:
+        for fifo in fifos:
+            try:
+                # Succeeds only while a reader waits; closing gives it EOF.
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        worker.join(0.05)
+
+
+# --- the byte snapshot ---
+
+#: Regular files up to this size are hashed; larger ones (sparse GiB files)
+#: are compared by size, allocated blocks and modification time.
+_HASH_LIMIT = 64 * 1024 * 1024
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+Snapshot = dict[str, tuple[Any, ...]]
+
+
+def hostile_snapshot(base: Path | str) -> Snapshot:
+    """Every entry below `base`, keyed by relative path, with what it holds."""
+    base = os.fspath(base)
+    facts: Snapshot = {".": _entry(base, None)}
+    for directory, dirs, files, dir_fd in os.fwalk(base, follow_symlinks=False):
+        relative = os.path.relpath(directory, base)
+        for name in (*dirs, *files):
+            key = os.path.normpath(os.path.join(relative, name))
+            facts[key] = _entry(name, dir_fd)
+    return facts
+
+
+def _entry(name: str, dir_fd: int | None) -> tuple[Any, ...]:
+    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    mode = info.st_mode
+    kind = stat.S_IFMT(mode)
+    # Modification times catch a write that restores the bytes, and (for a
+    # directory) an entry created and removed again; access times are left
+    # out, since reading is allowed.
+    changed = info.st_mtime_ns
+    if stat.S_ISLNK(mode):
+        return ("symlink", os.readlink(name, dir_fd=dir_fd))
+    if stat.S_ISDIR(mode):
+        return ("directory", stat.S_IMODE(mode), changed)
+    if not stat.S_ISREG(mode):  # FIFO, socket, device: never opened
+        return ("special", kind, stat.S_IMODE(mode), info.st_rdev, changed)
+    if info.st_size > _HASH_LIMIT:
+        return ("large file", info.st_size, info.st_blocks, changed)
+    digest = hashlib.sha256()
+    handle = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+    try:
+        while chunk := os.read(handle, 1 << 20):
+            digest.update(chunk)
+    finally:
+        os.close(handle)
+    return ("file", info.st_size, stat.S_IMODE(mode), changed, digest.hexdigest())
+
+
+def snapshot_changes(before: Snapshot, after: Snapshot) -> list[str]:
+    """What differs between two snapshots, one line per entry, sorted."""
+    changes = [f"created {key}" for key in sorted(after.keys() - before.keys())]
+    changes += [f"removed {key}" for key in sorted(before.keys() - after.keys())]
+    changes += [
+        f"changed {key}: {before[key][0]} -> {after[key][0]}"
+        for key in sorted(before.keys() & after.keys())
+        if before[key] != after[key]
+    ]
+    return changes
+
+
+# --- what a call opened ---
+
+# Audit events that touch a path, and where the path is in their arguments.
+_PATH_EVENTS = {
+    "open": 0,
+    "os.listdir": 0,
+    "os.scandir": 0,
+    "os.walk": 0,
+    "os.fwalk": 0,
+    "os.chdir": 0,
+    "glob.glob": 0,
+    "glob.glob/2": 0,
+    "pathlib.Path.glob": 0,
+    "pathlib.Path.rglob": 0,
+}
+# Audit events that change the filesystem: never allowed during evaluation.
+_CHANGE_EVENTS = frozenset(
+    {
+        "os.chflags",
+        "os.chmod",
+        "os.chown",
+        "os.link",
+        "os.lockf",
+        "os.mkdir",
+        "os.remove",
+        "os.removexattr",
+        "os.rename",
+        "os.rmdir",
+        "os.setxattr",
+        "os.symlink",
+        "os.truncate",
+        "os.utime",
+        "shutil.chown",
+        "shutil.copyfile",
+        "shutil.copymode",
+        "shutil.copystat",
+        "shutil.copytree",
+        "shutil.make_archive",
+        "shutil.move",
+        "shutil.rmtree",
+        "shutil.unpack_archive",
+        "tempfile.mkdtemp",
+        "tempfile.mkstemp",
+    }
+)
+# Audit events that start a process.
+_PROCESS_EVENTS = frozenset(
+    {
+        "subprocess.Popen",
+        "os.system",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.fork",
+        "os.forkpty",
+        "os.startfile",
+        "pty.spawn",
+    }
+)
+# Prefixes of audit events that reach the network.
+_NETWORK_PREFIXES = (
+    "socket.",
+    "http.client.",
+    "urllib.",
+    "ftplib.",
+    "smtplib.",
+    "poplib.",
+    "imaplib.",
+    "nntplib.",
+    "telnetlib.",
+    "webbrowser.",
+)
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+# Files the import system reads when a call imports a module lazily.
+_MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pth", ".zip", ".abi3.so")
+
+
+@dataclass(frozen=True)
+class Access:
+    """One audited action of the watched call.
+
+    `kind` is "path" (opened, listed, scanned), "change" (filesystem
+    changed), "process" or "network"; `reached` is the real path a path
+    event touched (None when it is unknown); `writes` whether an open
+    asked for writing.
+    """
+
+    kind: str
+    event: str
+    raw: str
+    reached: str | None = None
+    writes: bool = False
+
+    def __str__(self) -> str:
+        where = (
+            f" -> {self.reached}" if self.reached and self.reached != self.raw else ""
+        )
+        mode = " for writing" if self.writes else ""
+        return f"{self.event}({self.raw}){where}{mode}"
+
+
+class _Armed(threading.local):
+    log: list[Access] | None = None
+    dir_fd: int | None = None
+    busy: bool = False
+
+
+_ARMED = _Armed()
+_INSTALL = threading.Lock()
+_installed = False
+_real_open = os.open
+_open_patches = 0
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    log = _ARMED.log
+    if log is None or _ARMED.busy:
+        return
+    if event in _PATH_EVENTS or event in _CHANGE_EVENTS:
+        pass
+    elif event in _PROCESS_EVENTS:
+        log.append(Access("process", event, _shown(args)))
+        return
+    elif event.startswith(_NETWORK_PREFIXES):
+        log.append(Access("network", event, _shown(args)))
+        return
+    else:
+        return
+    _ARMED.busy = True  # resolving a path must not record itself
+    try:
+        _record(log, event, args)
+    except Exception as error:  # a hook that raises would fail the audited call
+        log.append(Access("path", event, f"(not recorded: {error!r})"))
+    finally:
+        _ARMED.busy = False
+
+
+def _record(log: list[Access], event: str, args: tuple[Any, ...]) -> None:
+    if event in _CHANGE_EVENTS:
+        log.append(Access("change", event, _shown(args)))
+        return
+    raw = args[_PATH_EVENTS[event]] if args else None
+    flags = args[2] if event == "open" and len(args) > 2 else None
+    mode = args[1] if event == "open" and len(args) > 1 else None
+    writes = bool(
+        (isinstance(flags, int) and flags & _WRITE_FLAGS)
+        or (isinstance(mode, str) and any(c in mode for c in "wax+"))
+    )
+    reached = _reach(raw, flags, _ARMED.dir_fd)
+    log.append(Access("path", event, _shown((raw,)), reached, writes))
+
+
+def _shown(args: tuple[Any, ...]) -> str:
+    text = ", ".join(
+        os.fsdecode(a) if isinstance(a, (str, bytes)) else repr(a) for a in args
+    )
+    return text if len(text) <= 300 else text[:140] + " ... " + text[-140:]
+
+
+def _fd_path(fd: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+def _reach(raw: object, flags: int | None, dir_fd: int | None) -> str | None:
+    """The real path an open/listing of `raw` reaches, before it happens."""
+    if raw is None:
+        return os.getcwd()
+    if isinstance(raw, int):
+        return _fd_path(raw)
+    if not isinstance(raw, (str, bytes, os.PathLike)):
+        return None
+    path = os.fsdecode(os.fspath(raw))
+    if not os.path.isabs(path):
+        base = _fd_path(dir_fd) if dir_fd is not None else os.getcwd()
+        if base is None:
+            return None
+        path = os.path.join(base, path)
+    try:
+        if isinstance(flags, int) and flags & os.O_NOFOLLOW:
+            # The last component is not followed; the ones before it are.
+            head, tail = os.path.split(os.path.normpath(path))
+            return os.path.join(os.path.realpath(head), tail)
+        return os.path.realpath(path)
+    except (OSError, ValueError):  # beyond PATH_MAX, say: keep it lexical
+        return os.path.normpath(path)
+
+
+def _watched_open(
+    path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None
+) -> int:
+    """`os.open`, telling the hook which directory a relative path is in."""
+    if _ARMED.log is None:
+        return _real_open(path, flags, mode, dir_fd=dir_fd)
+    _ARMED.dir_fd = dir_fd
+    try:
+        fd = _real_open(path, flags, mode, dir_fd=dir_fd)
+    finally:
+        _ARMED.dir_fd = None
+    # What was really opened, from the kernel: sharper than any prediction.
+    actual = _fd_path(fd)
+    log = _ARMED.log
+    if actual is not None and log is not None and log and log[-1].event == "open":
+        last = log[-1]
+        log[-1] = Access(last.kind, last.event, last.raw, actual, last.writes)
+    return fd
+
+
+class AccessRecorder:
+    """Records what one thread's calls open, change, start or connect.
+
+    Use `with recorder.armed():` in the thread that calls the target; the
+    accesses are in `recorder.accesses` afterwards.  While armed, `os.open`
+    is wrapped process-wide (the wrapper records nothing in other threads),
+    so descriptor-relative opens are resolved through their directory.
+    """
+
+    def __init__(self) -> None:
+        self.accesses: list[Access] = []
+
+    @contextlib.contextmanager
+    def armed(self) -> Iterator[AccessRecorder]:
+        global _open_patches
+        _install()
+        with _INSTALL:
+            if _open_patches == 0:
+                os.open = _watched_open
+            _open_patches += 1
+        _ARMED.log = self.accesses
+        try:
+            yield self
+        finally:
+            _ARMED.log = None
+            with _INSTALL:
+                _open_patches -= 1
+                if _open_patches == 0:
+                    os.open = _real_open
+
+    def violations(
+        self,
+        *,
+        root: Path | str,
+        log: Path | str | None,
+        secrets: Iterable[Path | str] = (),
+    ) -> list[str]:
+        """Every recorded action outside the allowed ones, one line each.
+
+        Allowed: reading paths inside `root` (the root itself included) and
+        the receipt `log` (as given or resolved), and the import system
+        reading module files.  Never allowed: writing, changing the
+        filesystem, starting a process, using the network.
+        """
+        root_text = os.path.realpath(root)
+        allowed_logs = set()
+        if log is not None:
+            allowed_logs = {os.path.abspath(log), os.path.realpath(log)}
+        secret_paths = {os.path.realpath(secret) for secret in secrets}
+        problems = []
+        for access in self.accesses:
+            if access.kind == "process":
+                problems.append(f"started a process: {access}")
+            elif access.kind == "network":
+                problems.append(f"used the network: {access}")
+            elif access.kind == "change":
+                problems.append(f"changed the filesystem: {access}")
+            elif access.writes:
+                problems.append(f"opened for writing: {access}")
+            elif access.reached in secret_paths:
+                problems.append(f"opened the secret outside the root: {access}")
+            elif access.reached is None:
+                problems.append(f"opened a path that cannot be placed: {access}")
+            elif not (
+                _within(access.reached, root_text)
+                or access.reached in allowed_logs
+                or _is_module_file(access)
+            ):
+                problems.append(f"opened outside the root and the log: {access}")
+        return problems
+
+
+def _install() -> None:
+    global _installed
+    with _INSTALL:
+        if not _installed:
+            sys.addaudithook(_hook)
+            _installed = True
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _is_module_file(access: Access) -> bool:
+    """Whether the import system is reading a module (a lazy import in the call)."""
+    reached = access.reached or ""
+    places = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    places.update(entry for entry in sys.path if entry and os.path.isabs(entry))
+    in_place = any(_within(reached, os.path.realpath(place)) for place in places)
+    if not in_place:
+        return False
+    if access.event in ("os.listdir", "os.scandir"):
+        return True  # the path finder lists directories of sys.path
+    return reached.endswith(_MODULE_SUFFIXES)
+
+
+# --- figures ---
+
+
+class Figures:
+    """What a property saw across all its examples, shrinking included.
+
+    A plain class with a short repr: Hypothesis prints a test's fixtures in
+    a falsifying example, and would spell out a dataclass field by field.
+    """
+
+    def __init__(self, title: str, counts: dict[str, int] | None = None) -> None:
+        self.title = title
+        self.counts: dict[str, int] = dict(counts or {})
+        self.kinds: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        return f"Figures({self.title!r})"
+
+    def add(self, name: str, amount: int = 1) -> None:
+        self.counts[name] = self.counts.get(name, 0) + amount
+
+    def saw(self, kind: str) -> None:
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+
+    def line(self) -> str:
+        counted = ", ".join(f"{value:,} {name}" for name, value in self.counts.items())
+        return f"{self.title}: {counted}"
+
+
+class FiguresReporter:
+    """A pytest plugin object: prints each `Figures` at the end of the run.
+
+    Registered by a session fixture (`config.pluginmanager.register`), so it
+    prints whether or not output is captured, after the tests and before
+    pytest's own summary.
+    """
+
+    def __init__(self) -> None:
+        self.figures: list[Figures] = []
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        shown = [f for f in self.figures if f.counts]
+        if not shown:
+            return
+        terminalreporter.write_sep("-", "hardened figures")
+        for figures in shown:
+            terminalreporter.write_line(figures.line())
+            if figures.kinds:
+                kinds = ", ".join(f"{k} {v}" for k, v in sorted(figures.kinds.items()))
+                terminalreporter.write_line(f"  hazards drawn: {kinds}")
+
+
+_REPORTER_NAME = "day7-hardened-figures"
+
+
+def report_figures(config: Any, figures: Figures) -> None:
+    """Have `figures` printed at the end of the run (pytest `config`)."""
+    reporter = config.pluginmanager.get_plugin(_REPORTER_NAME)
+    if reporter is None:
+        reporter = FiguresReporter()
+        config.pluginmanager.register(reporter, _REPORTER_NAME)
+    if figures not in reporter.figures:
+        reporter.figures.append(figures)
+
+
+#: Examples per hardened property outside the `thorough` profile.
+SHORT_EXAMPLES = 40
+
+
+def short_unless_thorough() -> Any:
+    """Settings for the short CI version of a hardened property.
+
+    Why fewer examples: one example builds a tree of FIFOs, sockets, sparse
+    files and directories nested to PATH_MAX, and creating and removing
+    those costs tens of milliseconds on an ordinary disk, several times a
+    typical property's example.  Every trap still runs in every run through
+    the tests' explicit examples; `--hypothesis-profile thorough` runs the
+    long version with that profile's own count.
+    """
+    from hypothesis import settings
+
+    from strategies.profiles import THOROUGH
+
+    if settings.get_current_profile_name() == THOROUGH:
+        return settings()
+    return settings(max_examples=min(settings().max_examples, SHORT_EXAMPLES))

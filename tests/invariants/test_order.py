@@ -1,0 +1,149 @@
+"""Task 4: events are a set of facts; order, repeats and neighbours do not count."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import example, given, note
+from hypothesis import strategies as st
+
+from strategies.build import make_events, materialise
+from strategies.facts import EventSpec, World, describe, world_events
+from strategies.lessons import call_target, fail, report_view
+from strategies.verdicts import shown_row
+from strategies.worlds import EXAMPLE_WORLDS, noise_events, worlds
+
+EVALUATE = "evaluate_run(run, workspace, receipts, case)"
+
+
+@dataclass(frozen=True)
+class Reordering:
+    """A world and the events its run holds instead of the canonical ones."""
+
+    world: World
+    events: tuple[EventSpec, ...]
+    how: str
+
+
+def _reorder(
+    world: World,
+    order: list[int],
+    duplicated: list[int],
+    noise: list[EventSpec],
+    positions: list[int],
+) -> Reordering:
+    canonical = world_events(world)
+    events = [canonical[i] for i in order]
+    # Duplicates and unrelated events go in at drawn positions (modulo length).
+    inserts = [canonical[i] for i in duplicated] + list(noise)
+    for event, at in zip(inserts, positions, strict=False):
+        events.insert(at % (len(events) + 1), event)
+    events += inserts[len(positions) :]
+    how = f"the run's events reordered as {order} (canonical positions)"
+    if duplicated:
+        how += f", events {duplicated} duplicated"
+    if noise:
+        how += f", {len(noise)} unrelated event(s) inserted"
+    return Reordering(world, tuple(events), how)
+
+
+def _shuffled(
+    world: World,
+    keys: list[int],
+    duplicated: list[int],
+    noise: list[EventSpec],
+    positions: list[int],
+) -> Reordering:
+    # Sorting by drawn keys is a permutation that shrinks to the identity
+    # (all keys equal); drawn indices are taken modulo the number of events.
+    size = len(world_events(world))
+    order = sorted(range(size), key=lambda i: (keys[i % len(keys)], i))
+    doubles = [i % size for i in duplicated] if size else []
+    return _reorder(world, order, doubles, noise, positions)
+
+
+#: A world (one file at most: files do not depend on events) and a
+#: permutation of its events, with duplicates and unrelated events added.
+REORDERINGS = st.builds(
+    _shuffled,
+    worlds(max_files=1),
+    st.lists(st.integers(0, 15), min_size=12, max_size=12),
+    st.lists(st.integers(0, 15), max_size=2),
+    st.lists(noise_events(), max_size=2),
+    st.lists(st.integers(0, 8), max_size=4),
+)
+
+
+def _reversed(name: str) -> Reordering:
+    world = EXAMPLE_WORLDS[name]
+    size = len(world_events(world))
+    return _reorder(world, list(reversed(range(size))), [], [], [])
+
+
+def _duplicated_first(name: str) -> Reordering:
+    world = EXAMPLE_WORLDS[name]
+    size = len(world_events(world))
+    return _reorder(world, list(range(size)), [0, size - 1], [], [size])
+
+
+@pytest.mark.invariant("order-insensitivity")
+@example(case=_reversed("result after_decoy"))
+@example(case=_reversed("result before_decoy"))
+@example(case=_reversed("result split"))
+@example(case=_reversed("everything at once"))
+@example(case=_duplicated_first("result embedded"))
+@example(case=_duplicated_first("everything at once"))
+@given(case=REORDERINGS)
+def test_reordering_duplicating_or_adding_events_changes_nothing(
+    target, case: Reordering
+) -> None:
+    """Permuting the run's events, duplicating some or inserting unrelated ones
+    leaves every check as it was.
+
+    Task 4 (result evidence): results are searched as a set of observable
+    facts, not a transcript; two useful runs may take their steps in another
+    order or repeat a read. An evaluator that looks only at the first or last
+    event, stops at the first event with the tool, or counts events judges the
+    transcript's shape instead.
+    """
+    world = case.world
+    note(describe(world))
+    note(case.how)
+    with materialise(world, target) as built:
+        canonical = report_view(call_target(EVALUATE, target.evaluate_run, *built.args))
+        run = call_target(
+            "AgentRun(...)",
+            target.AgentRun,
+            built.run.completed,
+            built.run.reason,
+            built.run.final,
+            make_events(target, case.events),
+            built.run.modified_files,
+        )
+        report = call_target(
+            EVALUATE,
+            target.evaluate_run,
+            run,
+            built.workspace,
+            built.receipts,
+            built.case,
+        )
+        rows = report_view(report)
+        for before, after in zip(canonical, rows, strict=False):
+            if before != after:
+                fail(
+                    world=f"{describe(world)}\n{case.how}",
+                    expected=f"in any event order: {shown_row(before)}",
+                    observed=f"after reordering: {shown_row(after)}",
+                    hint="search every event for one with the tool whose result"
+                    " holds the substring; do not depend on position, first or"
+                    " last event, or the number of events",
+                )
+        if len(canonical) != len(rows):
+            fail(
+                world=f"{describe(world)}\n{case.how}",
+                expected=f"{len(canonical)} checks in any event order",
+                observed=f"{len(rows)} checks after reordering",
+                hint="the checks come from the case, not from the events",
+            )

@@ -1,0 +1,224 @@
+"""Task 6: a stable report: one check per fact, in order, a verdict, a rendering."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given, note
+from hypothesis import strategies as st
+
+from strategies.build import materialise
+from strategies.facts import World, describe, truth
+from strategies.lessons import call_target, fail, report_view
+from strategies.verdicts import shown_row
+from strategies.worlds import examples, worlds
+
+EVALUATE = "evaluate_run(run, workspace, receipts, case)"
+
+_SHAPE_EXAMPLES = (
+    "everything at once",
+    "result listed twice",
+    "file spelled double_slash",
+    "file spelled dot_slash",
+    "file spelled trailing_slash",
+    "file spelled dot_inside",
+    "receipt log missing",
+)
+
+
+@pytest.mark.invariant("report-shape")
+@examples(*_SHAPE_EXAMPLES)
+@given(world=worlds())
+def test_one_check_per_fact_named_and_ordered_by_the_contract(
+    target, world: World
+) -> None:
+    """The report holds one check per declared fact, named and ordered as the
+    contract says.
+
+    Task 6 (a stable report): 'final', then 'file:<normalised path>' per file,
+    'result:<tool>' per result (a repeated expectation repeats its check) and
+    'receipt:<call id>' per receipt, each group in case order. Stable names
+    and order are what let a reader (and a diff) find a failed fact.
+    """
+    note(describe(world))
+    with materialise(world, target) as built:
+        report = call_target(EVALUATE, target.evaluate_run, *built.args)
+    names = [row[0] for row in report_view(report)]
+    want = [check.name for check in truth(world)]
+    if names != want:
+        if sorted(names) == sorted(want):
+            hint = (
+                "keep the contract's order: final, files, results, receipts,"
+                " each group in case order; do not sort"
+            )
+        elif len(names) == len(want):
+            hint = (
+                "name file checks with the normalised path (file:a/b for"
+                " './a//b'), result checks with the tool, receipt checks with"
+                " the call id"
+            )
+        else:
+            hint = (
+                "one check per declared fact: a repeated result expectation is"
+                " checked (and listed) twice"
+            )
+        fail(
+            world=describe(world),
+            expected=f"checks [{', '.join(want)}]",
+            observed=f"checks [{', '.join(names)}]",
+            hint=hint,
+        )
+
+
+def _verdict_hint(passed: bool) -> str:
+    if passed:
+        return (
+            "passed is true only when there is at least one check and every"
+            " check passed"
+        )
+    return "passed is all(check.passed for check in checks) (and at least one check)"
+
+
+@pytest.mark.invariant("report-verdict")
+@examples("everything at once", "final absent", "file crlf_twin", "receipt absent")
+@given(world=worlds())
+def test_the_report_passes_exactly_when_every_check_passes(
+    target, world: World
+) -> None:
+    """A report passes exactly when it has at least one check and every check
+    passes.
+
+    Task 6 (a stable report): one failed fact fails the whole evaluation,
+    wherever it sits in the report; a verdict that overlooks a check lets a
+    broken run through.
+    """
+    note(describe(world))
+    with materialise(world, target) as built:
+        report = call_target(EVALUATE, target.evaluate_run, *built.args)
+    rows = report_view(report)
+    should = bool(rows) and all(row[1] for row in rows)
+    if report.passed is not should:
+        failed = [shown_row(row) for row in rows if not row[1]]
+        fail(
+            world=describe(world),
+            expected=f"report.passed is {should}",
+            observed=f"report.passed is {report.passed!r}"
+            + (f" with failed checks {failed}" if failed else ""),
+            hint=_verdict_hint(report.passed),
+        )
+
+
+_TEXT = st.text(
+    st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=12
+)
+_CHECK_ROWS = st.lists(st.tuples(_TEXT, st.booleans(), _TEXT), max_size=5)
+
+
+def _report(target, rows):
+    checks = tuple(
+        call_target(
+            "EvaluationCheck(name, passed, detail)", target.EvaluationCheck, *row
+        )
+        for row in rows
+    )
+    return call_target("EvaluationReport(checks)", target.EvaluationReport, checks)
+
+
+@pytest.mark.invariant("report-verdict")
+@example(rows=[])
+@example(rows=[("final", False, "required final not observed")])
+@example(rows=[("a", True, "x"), ("b", False, "y")])
+@example(rows=[("a", False, "x"), ("b", True, "y")])
+@example(rows=[("a", True, "x"), ("b", True, "y"), ("c", False, "z")])
+@example(rows=[("a", True, "x"), ("b", False, "y"), ("c", True, "z")])
+@given(rows=_CHECK_ROWS)
+def test_a_report_built_directly_passes_exactly_when_every_check_passes(
+    target, rows
+) -> None:
+    """A report passes exactly when it has at least one check and every check
+    passes.
+
+    Task 6 (a stable report): EvaluationReport(()) has nothing observed and
+    must not pass (evaluate_run always adds the final check, so only a report
+    built directly shows this).
+    """
+    report = _report(target, rows)
+    should = bool(rows) and all(row[1] for row in rows)
+    observed = call_target("report.passed", lambda: report.passed)
+    if observed is not should:
+        fail(
+            world=f"EvaluationReport of checks {[shown_row(r) for r in rows]}",
+            expected=f"report.passed is {should}",
+            observed=f"report.passed is {observed!r}",
+            hint=_verdict_hint(bool(observed)),
+        )
+
+
+def _render_lines(target, report, rows, world: str) -> None:
+    __tracebackhide__ = True
+    text = call_target("report.render()", report.render)
+    passed = bool(rows) and all(row[1] for row in rows)
+    want = [f"evaluation: {'PASS' if passed else 'FAIL'}"]
+    want += [
+        f"- {name}: {'PASS' if ok else 'FAIL'} ({detail})" for name, ok, detail in rows
+    ]
+    lines = text.split("\n")
+    if len(lines) == len(want) + 1 and lines[-1] == "":
+        lines = lines[:-1]  # one final newline is tolerated
+    hint = (
+        "render() is 'evaluation: PASS|FAIL', then one line per check:"
+        " '- <name>: PASS|FAIL (<detail>)', joined by newlines"
+    )
+    for number, (line, should) in enumerate(zip(lines, want, strict=False), start=1):
+        if line != should:
+            fail(
+                world=world,
+                expected=f"line {number} of render(): {should!r}",
+                observed=f"line {number}: {line!r}",
+                hint=hint,
+            )
+    if len(lines) != len(want):
+        fail(
+            world=world,
+            expected=f"{len(want)} lines from render()",
+            observed=f"{len(lines)} lines: {text!r}",
+            hint=hint,
+        )
+
+
+@pytest.mark.invariant("render-grammar")
+@example(rows=[])
+@example(rows=[("final", True, "required final observed")])
+@example(rows=[("file:a b/c.txt", False, "evidence unavailable: (x) [y]: z")])
+@example(rows=[("a", True, "x"), ("b", False, "y")])
+@given(rows=_CHECK_ROWS)
+def test_render_follows_its_grammar_line_by_line(target, rows) -> None:
+    """render() gives 'evaluation: PASS|FAIL' then '- <name>: PASS|FAIL (<detail>)'
+    for each check, in order.
+
+    Task 6 (a stable report): the rendering is what a learner reads and what
+    tools grep; names and details appear verbatim, the verdict words are
+    exactly PASS and FAIL.
+    """
+    report = _report(target, rows)
+    _render_lines(
+        target,
+        report,
+        rows,
+        world=f"EvaluationReport of checks {[shown_row(r) for r in rows]}",
+    )
+
+
+@pytest.mark.invariant("render-grammar")
+@examples("everything at once", "file directory", "final absent")
+@given(world=worlds())
+def test_an_evaluated_report_renders_its_own_checks(target, world: World) -> None:
+    """render() gives 'evaluation: PASS|FAIL' then '- <name>: PASS|FAIL (<detail>)'
+    for each check, in order.
+
+    Task 6 (a stable report): the rendering of evaluate_run's own report.
+    """
+    note(describe(world))
+    with materialise(world, target) as built:
+        report = call_target(EVALUATE, target.evaluate_run, *built.args)
+        rows = report_view(report)
+        _render_lines(target, report, rows, describe(world))

@@ -1,0 +1,242 @@
+"""Task 1: a case declares its facts, and an invalid declaration is refused."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given, note
+from hypothesis import strategies as st
+
+from strategies.build import materialise
+from strategies.cases import (
+    Spec,
+    ValidSpec,
+    example_invalid_specs,
+    example_valid_specs,
+    hardened_invalid_specs,
+    invalid_specs,
+    normalisable_paths,
+    valid_specs,
+)
+from strategies.facts import World, describe, spelled
+from strategies.lessons import call_target, expect_error, fail
+
+
+def _examples(specs, argument: str):
+    def decorate(test):
+        for spec in reversed(specs):
+            test = example(**{argument: spec})(test)
+        return test
+
+    return decorate
+
+
+def _refused(target, spec: Spec) -> None:
+    __tracebackhide__ = True
+    error = expect_error(
+        spec.what,
+        lambda: spec.make(target),
+        ValueError,
+        world=f"the rule: {spec.rule}",
+        hint="validate in __post_init__ and raise ValueError before any evaluation",
+    )
+    message = str(error)
+    if not any(name in message for name in spec.names):
+        wanted = " or ".join(repr(name) for name in spec.names)
+        fail(
+            world=f"the rule: {spec.rule}",
+            expected=f"{spec.what} to raise ValueError naming {wanted}",
+            observed=f"ValueError: {message!r}",
+            hint="say which field is wrong, in the field's own words (the"
+            " contract's: 'final substring', 'file path', 'result tool', 'result"
+            " substring', 'receipt call id', 'receipt tool', 'receipt result"
+            " substring', 'changed artifact', 'exit_state', the group's name,"
+            " 'file paths must be unique', 'receipt call ids must be unique')",
+        )
+
+
+@pytest.mark.invariant("specification-refused")
+@_examples(example_invalid_specs(), "spec")
+@given(spec=invalid_specs())
+def test_every_invalid_specification_is_refused_naming_its_field(
+    target, spec: Spec
+) -> None:
+    """Every invalid specification is refused with a ValueError that names its field.
+
+    Task 1 (declare the outcome): blank or whitespace-only required strings,
+    absolute, '.', '..' or NUL paths and changed artifacts, exit states other
+    than 'ok'/'error', groups that are not tuples of their type, and duplicate
+    file paths (after normalisation) or call ids. A case that cannot be judged
+    must fail loudly before any evaluation, with the field named so the
+    author can fix it.
+    """
+    note(spec.what)
+    _refused(target, spec)
+
+
+@pytest.mark.invariant("specification-refused")
+@pytest.mark.hardened
+def test_values_of_the_wrong_type_are_refused_naming_their_field(target) -> None:
+    """Every invalid specification is refused with a ValueError that names its field.
+
+    Hardened: a required string that is not a string, file content that is
+    not a string, changed artifacts given as a list.
+    """
+    for spec in hardened_invalid_specs():
+        _refused(target, spec)
+
+
+def _attribute(obj, name: str):
+    if name.startswith("len(") and name.endswith(")"):
+        return len(getattr(obj, name[4:-1]))
+    return getattr(obj, name)
+
+
+@pytest.mark.invariant("specification-accepted")
+@_examples(example_valid_specs(), "spec")
+@given(spec=valid_specs())
+def test_every_valid_specification_is_accepted_as_written(
+    target, spec: ValidSpec
+) -> None:
+    """Every valid specification is accepted and keeps its values as written.
+
+    Task 1 (declare the outcome): whitespace inside (not only) a required
+    string, names with dots that are not '.' or '..' components ('a/..b',
+    '...'), empty or blank file content, repeated result expectations, empty
+    groups and names that differ only in case are all valid. Refusing them,
+    or stripping what was declared, judges a different case than the author
+    wrote.
+    """
+    note(spec.what)
+    built = call_target(spec.what, spec.make, target)
+    for name, value in spec.holds:
+        observed = _attribute(built, name)
+        if observed != value:
+            fail(
+                world=f"the rule: {spec.rule}",
+                expected=f"{spec.what}.{name} == {value!r}",
+                observed=f"{name} == {observed!r}",
+                hint="store declared strings as given: validate with"
+                " value.strip(), but never store the stripped value",
+            )
+
+
+@pytest.mark.invariant("path-normalisation")
+@example(path=(("a", "b"), "double_slash"))
+@example(path=(("a", "b"), "dot_slash"))
+@example(path=(("a", "b"), "trailing_slash"))
+@example(path=(("a", "b"), "dot_inside"))
+@example(path=(("b",), "double_slash"))
+@given(path=normalisable_paths())
+def test_paths_are_stored_normalised_and_equal_paths_collide(target, path) -> None:
+    """A file path or changed artifact is stored normalised, normalising twice
+    changes nothing, and two spellings of one path are one path.
+
+    Task 1 (declare the outcome): 'a//b', './a/b', 'a/b/' and 'a/./b' all
+    name 'a/b'; the check is named file:a/b, a receipt's artifacts compare as
+    ('a/b',), and two expectations for 'a/b' and './a/b' are a duplicate.
+    Without normalisation one file could be declared twice with different
+    contents, and an artifact tuple would never match the workspace's.
+    """
+    parts, spelling = path
+    written, normal = spelled(parts, spelling), "/".join(parts)
+    world = f"the path {written!r}, which normalises to {normal!r}"
+    note(world)
+    hint = (
+        "normalise with PurePosixPath(path) (or Path): it drops '.', empty"
+        " components and a trailing '/'"
+    )
+    stored = call_target(
+        f"FileExpectation({written!r}, 'x')", target.FileExpectation, written, "x"
+    ).path
+    if stored != normal:
+        fail(
+            world=world,
+            expected=f".path == {normal!r}",
+            observed=f".path == {stored!r}",
+            hint=hint,
+        )
+    again = call_target(
+        f"FileExpectation({stored!r}, 'x')", target.FileExpectation, stored, "x"
+    ).path
+    if again != stored:
+        fail(
+            world=world,
+            expected=f"normalising {stored!r} again to give {stored!r}",
+            observed=f"{again!r}",
+            hint=hint,
+        )
+    artifacts = call_target(
+        f"ReceiptExpectation('call-1', 'edit_file', 'ok', 'x', ({written!r},))",
+        target.ReceiptExpectation,
+        "call-1",
+        "edit_file",
+        "ok",
+        "x",
+        (written,),
+    ).changed_artifacts
+    if tuple(artifacts) != (normal,):
+        fail(
+            world=world,
+            expected=f".changed_artifacts == ({normal!r},)",
+            observed=f".changed_artifacts == {artifacts!r}",
+            hint=hint,
+        )
+    _refused(
+        target,
+        Spec(
+            f"EvaluationCase('done', files=(FileExpectation({normal!r}, '1'),"
+            f" FileExpectation({written!r}, '2')))",
+            lambda t: t.EvaluationCase(
+                "done",
+                files=(t.FileExpectation(normal, "1"), t.FileExpectation(written, "2")),
+            ),
+            ("file paths must be unique",),
+            "two file expectations for one path (after normalisation) are refused",
+        ),
+    )
+
+
+_WRONG_ARGUMENTS = ("None", "object()", "a string", "a dict", "another argument")
+_EXPECTED_TYPES = ("AgentRun", "Workspace", "ReceiptStore", "EvaluationCase")
+
+
+@pytest.mark.invariant("argument-types")
+@given(
+    position=st.sampled_from(range(4)),
+    wrong=st.sampled_from(_WRONG_ARGUMENTS),
+)
+def test_a_wrong_argument_is_refused_naming_its_type(target, position, wrong) -> None:
+    """evaluate_run refuses an argument of the wrong type with a ValueError naming
+    the type it needs.
+
+    Task 1 (declare the outcome): run, workspace, receipts and case must be an
+    AgentRun, a Workspace, a ReceiptStore and an EvaluationCase; anything else
+    (None, a dict, the arguments in the wrong order) is a mistake of the
+    caller, refused before evaluation instead of half-judged.
+    """
+    world = World()
+    with materialise(world, target) as built:
+        arguments = list(built.args)
+        replacement = {
+            "None": None,
+            "object()": object(),
+            "a string": "text",
+            "a dict": {},
+            "another argument": arguments[(position + 1) % 4],
+        }[wrong]
+        arguments[position] = replacement
+        shown = ", ".join(
+            wrong if i == position else name
+            for i, name in enumerate(("run", "workspace", "receipts", "case"))
+        )
+        note(f"evaluate_run({shown})")
+        error = expect_error(
+            f"evaluate_run({shown})",
+            lambda: target.evaluate_run(*arguments),
+            ValueError,
+            world=describe(world),
+            mentions=_EXPECTED_TYPES[position],
+            hint="check each argument with isinstance and raise ValueError naming"
+            " the type it must be",
+        )
+        assert error is not None

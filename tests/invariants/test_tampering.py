@@ -1,0 +1,122 @@
+"""Task 5: a damaged receipt log is evidence of nothing: every receipt check fails."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pytest
+from hypothesis import example, given, note
+from hypothesis import strategies as st
+
+from strategies.build import materialise
+from strategies.facts import LOG_TAMPER_KINDS, World, describe, truth
+from strategies.lessons import call_target, fail, report_view
+from strategies.verdicts import assert_truth, shown_row
+from strategies.worlds import EXAMPLE_WORLDS, log_facts, passing_worlds
+
+EVALUATE = "evaluate_run(run, workspace, receipts, case)"
+
+
+@dataclass(frozen=True)
+class Tampering:
+    """A passing world over a log, and the same world with its log damaged."""
+
+    clean: World
+    tampered: World
+
+
+def _tampered(world: World, kind: str, line: int, variant: int) -> Tampering:
+    log = replace(world.log, tamper=kind, tamper_line=line, tamper_variant=variant)
+    return Tampering(world, replace(world, log=log))
+
+
+_CLEAN = passing_worlds(
+    max_files=1,
+    min_receipts=1,
+    logs=log_facts(stores=("path",), tampers=("none",), get_errors=(None,)),
+)
+_TAMPERINGS = st.builds(
+    _tampered,
+    _CLEAN,
+    st.sampled_from(LOG_TAMPER_KINDS),
+    st.integers(0, 4),
+    st.integers(0, 6),
+)
+
+
+def _example(kind: str, variant: int = 0) -> Tampering:
+    # Line 0 is the unrelated receipt's: the declared ones sit on intact lines.
+    clean = EXAMPLE_WORLDS["receipt log non_json"]
+    clean = replace(clean, log=replace(clean.log, tamper="none"))
+    return _tampered(clean, kind, 0, variant)
+
+
+def _with_examples(test):
+    cases = [_example(kind) for kind in LOG_TAMPER_KINDS]
+    cases += [_example("missing_key", v) for v in range(1, 7)]
+    cases += [_example("stale_digest", v) for v in range(1, 6)]
+    cases += [_example("non_object", v) for v in range(1, 6)]
+    for case in reversed(cases):
+        test = example(case=case)(test)
+    return test
+
+
+@pytest.mark.invariant("tampered-log")
+@_with_examples
+@given(case=_TAMPERINGS)
+def test_a_tampered_log_fails_every_receipt_check_and_nothing_else(
+    target, case: Tampering
+) -> None:
+    """The same log that passes every receipt check untouched fails all of them,
+    with 'receipt evidence unavailable: ...', once any line of it is damaged.
+
+    Task 5 (receipts): a log is trusted whole or not at all, so evaluation
+    reloads it through a fresh ReceiptStore(path) instead of trusting the store
+    it was handed (which loaded the log before it changed). A damaged line of
+    another receipt still makes every receipt unavailable; the final, file and
+    result checks do not change.
+    """
+    words = describe(case.tampered)
+    note(words)
+    with materialise(case.clean, target) as built:
+        clean = call_target(EVALUATE, target.evaluate_run, *built.args)
+        clean_rows = report_view(clean)
+        _assert_receipts(clean, case.clean, describe(case.clean))
+    with materialise(case.tampered, target) as built:
+        tampered = call_target(EVALUATE, target.evaluate_run, *built.args)
+        rows = report_view(tampered)
+    if len(rows) != len(clean_rows):
+        fail(
+            world=words,
+            expected=f"{len(clean_rows)} checks, as with the log untouched",
+            observed=f"{len(rows)} checks",
+            hint="damage to the log fails receipt checks; it removes none",
+        )
+    for before, after in zip(clean_rows, rows, strict=True):
+        if not before[0].startswith("receipt:") and before != after:
+            fail(
+                world=words,
+                expected=f"{before[0]} unchanged: {shown_row(before)}",
+                observed=f"with the log damaged: {shown_row(after)}",
+                hint="only receipt checks depend on the receipt log",
+            )
+    _assert_receipts(tampered, case.tampered, words)
+
+
+def _assert_receipts(report, world: World, words: str) -> None:
+    """The receipt checks agree with the truth; the others are not judged here."""
+    __tracebackhide__ = True
+    rows = report_view(report)
+    expected = truth(world)
+    if len(rows) != len(expected):
+        assert_truth(report, expected, world=words)  # names the missing checks
+    for row, check in zip(rows, expected, strict=True):
+        if check.name.startswith("receipt:") and (
+            row[0] != check.name or not check.accepts(row[1], row[2])
+        ):
+            fail(
+                world=f"{words}\nthe fact behind {check.name}: {check.fact}",
+                expected=check.shown(),
+                observed=shown_row(row),
+                hint=check.hint,
+            )
