@@ -17,9 +17,15 @@ import warnings
 from collections.abc import Callable
 from operator import attrgetter
 from types import ModuleType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from hypothesis import strategies as st
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:
+    # Imported on first use, not at load: Hypothesis loads this module while
+    # `import hypothesis` runs, and a module-level import from here would make
+    # `import strategies._plugin` (before Hypothesis) a circular import.
+    st = None
 
 T = TypeVar("T")
 
@@ -77,6 +83,9 @@ def _small_tuples(
 
 
 def _register(evaluator: ModuleType) -> None:
+    global st
+    from hypothesis import strategies as st
+
     file_expectations = st.builds(
         evaluator.FileExpectation,
         path=_relative_paths(),
