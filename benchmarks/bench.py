@@ -11,7 +11,8 @@ and only the evaluator differs.  The benchmark prints, per size:
 * the best and median time of one ``evaluate_run`` call for each
   implementation, and the ratio other/bundled (above 1: the bundled one is
   faster);
-* for file checks, the bytes each call read (``rchar`` of ``/proc/self/io``);
+* for file and receipt checks, the bytes each call read (``rchar`` of
+  ``/proc/self/io``);
 * whether evaluation time grows with events + expectations or with their
   product, as a table and a PNG plot;
 * the suite's own throughput: examples per second per invariant under the
@@ -86,6 +87,18 @@ def measure(
     get fewer repeats, so a cell stays within ``budget`` seconds per call; a
     call slower than that is timed once, by its first run.
     """
+    enabled = gc.isenabled()
+    gc.disable()  # as timeit does: collector pauses are noise for both sides
+    try:
+        return _measure(calls, budget=budget, repeats=repeats)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _measure(
+    calls: dict[str, Callable[[], object]], *, budget: float, repeats: int
+) -> dict[str, Timing]:
     first: dict[str, float] = {}
     for name, call in calls.items():
         started = time.perf_counter()
@@ -103,19 +116,13 @@ def measure(
     round_seconds = sum(first[n] * number[n] for n in rest)
     rounds = max(1, min(repeats, int(budget * len(rest) / round_seconds)))
     samples: dict[str, list[float]] = {name: [] for name in rest}
-    enabled = gc.isenabled()
-    gc.disable()  # as timeit does: collector pauses are noise for both sides
-    try:
-        for index in range(rounds):
-            for name in rest if index % 2 == 0 else reversed(rest):
-                call = calls[name]
-                started = time.perf_counter()
-                for _ in range(number[name]):
-                    call()
-                samples[name].append((time.perf_counter() - started) / number[name])
-    finally:
-        if enabled:
-            gc.enable()
+    for index in range(rounds):
+        for name in rest if index % 2 == 0 else reversed(rest):
+            call = calls[name]
+            started = time.perf_counter()
+            for _ in range(number[name]):
+                call()
+            samples[name].append((time.perf_counter() - started) / number[name])
     for name in rest:
         timings[name] = Timing(
             min(samples[name]), statistics.median(samples[name]), rounds, number[name]
@@ -673,8 +680,11 @@ class SuiteThroughput:
 
 _TEST_HEADER = re.compile(r"^(\S+::\S+?):\s*$")
 _PHASE = re.compile(r"^\s*- during (\w+) phase \(([\d.]+) seconds\):")
+# Hypothesis 6.155 says "100 passing examples, 0 failing examples, 0 invalid
+# examples"; later versions "100 passing, 0 failing, and 0 invalid test cases".
 _EXAMPLES = re.compile(
-    r"^\s*- (\d+) passing examples?, (\d+) failing examples?, (\d+) invalid"
+    r"^\s*- (\d+) passing(?: examples?)?, (\d+) failing(?: examples?)?,"
+    r" (?:and )?(\d+) invalid"
 )
 
 

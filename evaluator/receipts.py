@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ _FIELDS = (
     "changed_artifacts",
 )
 _KEYS = frozenset({"receipt_id", *_FIELDS})
+_CONTAINER_TYPES = frozenset({dict, list})
 
 # A log is read whole, so it is bounded: far above what a run writes (each
 # receipt is at most a few write-sized strings), far below what would exhaust
@@ -47,8 +48,16 @@ _ABSENT_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
 _OPEN_FLAGS = os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK
 
 
-def _canonical(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+# Built once: json.dumps with these options builds a new encoder on every call,
+# which costs more than encoding a receipt.  Same options, same output.
+_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+_line = json.JSONEncoder(sort_keys=True).encode
+# The same canonical text for freshly parsed JSON, which cannot hold a cycle,
+# so the encoder need not look for one.
+_canonical_parsed = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), check_circular=False
+).encode
+_raw_decode = json.JSONDecoder().raw_decode
 
 
 @dataclass(frozen=True)
@@ -67,7 +76,9 @@ class EffectReceipt:
             value = getattr(self, name)
             if not isinstance(value, str) or not value:
                 raise ValueError(f"receipt {name} must be a non-empty string")
-        if self.exit_state not in _EXIT_STATES:
+        # The str test first: an unhashable exit_state (a JSON list) would make
+        # the membership test raise TypeError instead of refusing the receipt.
+        if not isinstance(self.exit_state, str) or self.exit_state not in _EXIT_STATES:
             raise ValueError("receipt exit_state must be 'ok' or 'error'")
         if not isinstance(self.result, str):
             raise ValueError("receipt result must be a string")
@@ -78,6 +89,32 @@ class EffectReceipt:
         ):
             raise ValueError("receipt changed_artifacts must be a tuple of strings")
         object.__setattr__(self, "changed_artifacts", tuple(artifacts))
+
+    @classmethod
+    def _trusted(
+        cls,
+        tool_call_id: str,
+        tool: str,
+        arguments: dict[str, Any],
+        exit_state: str,
+        result: str,
+        changed_artifacts: tuple[str, ...],
+    ) -> EffectReceipt:
+        """A receipt from fields already checked and owned by the caller alone.
+
+        What ``__init__`` does, minus ``__post_init__``: no checks and no copy
+        of ``arguments``.  Only for ``_parsed_receipt``, whose caller has just
+        made every value with ``json.loads``.
+        """
+        receipt = object.__new__(cls)
+        setter = object.__setattr__
+        setter(receipt, "tool_call_id", tool_call_id)
+        setter(receipt, "tool", tool)
+        setter(receipt, "arguments", arguments)
+        setter(receipt, "exit_state", exit_state)
+        setter(receipt, "result", result)
+        setter(receipt, "changed_artifacts", changed_artifacts)
+        return receipt
 
     def _payload(self) -> dict[str, Any]:
         return {
@@ -115,6 +152,97 @@ class EffectReceipt:
         if payload["receipt_id"] != receipt.receipt_id:
             raise AgentError("receipt digest does not match its contents")
         return receipt
+
+
+def _parsed_receipt(payload: object) -> EffectReceipt | None:
+    """The receipt in ``payload``, fresh from ``json.loads``, or ``None``.
+
+    A fast path for loading a log, with the same verdict as ``from_dict``.
+    ``None`` means "not sure": the caller then runs ``from_dict``, which
+    accepts or explains.  So this only has to be right when it accepts.
+
+    What makes it cheaper is what a fresh parse guarantees.  ``json.loads``
+    gives exact ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``
+    values with string keys, and nobody else holds them, so ``arguments``
+    needs no private copy.  The copy's round trip (``_json_copy``) changes
+    such data in only two ways, both sent to ``from_dict`` here: a NaN (never
+    equal to itself: refused; any NaN puts ``NaN`` in the canonical text) and
+    key order (the copy has every object's keys sorted; a log written by
+    ``put`` has them sorted already).  The canonical text is encoded once and
+    serves as the digest check too.
+    """
+    if type(payload) is not dict or payload.keys() != _KEYS:
+        return None
+    fields = dict(payload)
+    claimed = fields.pop("receipt_id")
+    call_id, tool = fields["tool_call_id"], fields["tool"]
+    arguments, exit_state = fields["arguments"], fields["exit_state"]
+    result, artifacts = fields["result"], fields["changed_artifacts"]
+    if not (
+        type(call_id) is str
+        and call_id
+        and type(tool) is str
+        and tool
+        and type(exit_state) is str
+        and exit_state in _EXIT_STATES
+        and type(result) is str
+        and type(arguments) is dict
+        and type(artifacts) is list
+    ):
+        return None
+    for artifact in artifacts:
+        if type(artifact) is not str:
+            return None
+    try:
+        canonical = _canonical_parsed(fields)
+    except (TypeError, ValueError, RecursionError):  # e.g. nesting near the limit
+        return None
+    if "NaN" in canonical or not _keys_sorted(arguments):
+        return None
+    if hashlib.sha256(canonical.encode()).hexdigest() != claimed:
+        return None
+    return EffectReceipt._trusted(
+        call_id, tool, arguments, exit_state, result, tuple(artifacts)
+    )
+
+
+def _keys_sorted(arguments: dict[str, Any]) -> bool:
+    """Whether every JSON object within ``arguments`` has its keys in sorted order.
+
+    A loop with a stack, not recursion: parsed JSON can nest deeper than a
+    recursive walk could go.  Members are looked into only where some are
+    containers (usually none are).
+    """
+    pending: list[Any] = [arguments]
+    while pending:
+        value = pending.pop()
+        items: Iterable[Any]
+        if type(value) is dict:
+            keys = list(value)
+            if keys != sorted(keys):
+                return False
+            items = value.values()
+        else:
+            items = value
+        if not _CONTAINER_TYPES.isdisjoint(map(type, items)):
+            pending.extend(item for item in items if type(item) in _CONTAINER_TYPES)
+    return True
+
+
+def _parse_line(line: str) -> Any:
+    """``json.loads(line)``, without its wrapper when the line is one bare value.
+
+    Whenever the direct decode does not take the whole line (leading or
+    trailing whitespace, a BOM, extra data, invalid JSON), ``json.loads``
+    itself decides, so the value or the error is always exactly its own.
+    """
+    try:
+        value, end = _raw_decode(line)
+    except (ValueError, RecursionError):
+        return json.loads(line)
+    if end != len(line):
+        return json.loads(line)
+    return value
 
 
 def _json_copy(arguments: object) -> dict[str, Any]:
@@ -165,17 +293,19 @@ class ReceiptStore:
     def _load(self, text: str) -> None:
         for number, line in enumerate(text.splitlines(), start=1):
             try:
-                payload = json.loads(line)
+                payload = _parse_line(line)
             except (ValueError, RecursionError) as error:
                 raise AgentError(
                     f"could not load receipt log: line {number} is not valid JSON"
                 ) from error
-            try:
-                receipt = EffectReceipt.from_dict(payload)
-            except AgentError as error:
-                raise AgentError(
-                    f"could not load receipt log: line {number}: {error}"
-                ) from error
+            receipt = _parsed_receipt(payload)
+            if receipt is None:
+                try:
+                    receipt = EffectReceipt.from_dict(payload)
+                except AgentError as error:
+                    raise AgentError(
+                        f"could not load receipt log: line {number}: {error}"
+                    ) from error
             previous = self._receipts.get(receipt.tool_call_id)
             if previous is not None and previous != receipt:
                 raise AgentError(
@@ -199,7 +329,7 @@ class ReceiptStore:
                 )
             return previous
         if self.path is not None:
-            line = json.dumps(receipt.to_dict(), sort_keys=True) + "\n"
+            line = _line(receipt.to_dict()) + "\n"
             _append(self.path, line.encode("utf-8"))
         self._receipts[receipt.tool_call_id] = receipt
         return receipt

@@ -218,7 +218,8 @@ def _table(
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m planted",
-        description="Show that every planted bug in the bundled evaluator fails the invariants.",
+        description="Show that every planted bug in the bundled evaluator"
+        " fails the invariants.",
     )
     parser.add_argument(
         "--seeds", type=int, default=10, help="seeds per bug (default 10)"
@@ -314,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not original.passed:
         print(
-            "planted: the unmodified evaluator fails the invariants; the harness is wrong."
+            "planted: the unmodified evaluator fails the invariants;"
+            " the harness is wrong."
         )
         print(original.output_tail)
         return 1
@@ -334,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             for bug, seed in jobs
         ]
-        for (bug, _seed), future in zip(jobs, futures):
+        for (bug, _seed), future in zip(jobs, futures, strict=True):
             outcome = future.result()
             results[bug.name].append(outcome)
             mark = "caught" if caught(bug, outcome) else "ESCAPED"
@@ -348,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.monotonic() - started
     runs = sum(len(outcomes) for outcomes in results.values()) + 1
     print(
-        f"\n{len(bugs)} bugs x {len(seeds)} seeds ({runs} pytest runs, --jobs {args.jobs}) in {wall:.0f}s"
+        f"\n{len(bugs)} bugs x {len(seeds)} seeds ({runs} pytest runs,"
+        f" --jobs {args.jobs}) in {wall:.0f}s"
     )
 
     if args.json:
@@ -388,13 +391,15 @@ def main(argv: list[str] | None = None) -> int:
         )
         failed = ", ".join(outcome.failed) or "none"
         print(
-            f"ESCAPED {bug.name} (seed {outcome.seed}, {status}): expected {', '.join(bug.catches)},"
+            f"ESCAPED {bug.name} (seed {outcome.seed}, {status}):"
+            f" expected {', '.join(bug.catches)},"
             f" failed: {failed}"
         )
     if escaped:
         first = escaped[0][1]
         print(
-            f"\nlast lines of the first escaped run ({first.bug}, seed {first.seed}):\n{first.output_tail}"
+            f"\nlast lines of the first escaped run ({first.bug},"
+            f" seed {first.seed}):\n{first.output_tail}"
         )
         return 1
     print("every planted bug was caught under every seed")

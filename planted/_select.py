@@ -39,7 +39,9 @@ def pytest_configure(config: pytest.Config) -> None:
     chosen = settings.get_current_profile_name()
     unshrunk = f"{chosen}-no-shrink"
     phases = [phase for phase in Phase if phase not in (Phase.shrink, Phase.explain)]
-    settings.register_profile(unshrunk, parent=settings.get_profile(chosen), phases=phases)
+    settings.register_profile(
+        unshrunk, parent=settings.get_profile(chosen), phases=phases
+    )
     settings.load_profile(unshrunk)
 
 

@@ -41,7 +41,8 @@ class PlantedBug:
     def __post_init__(self) -> None:
         if self.task not in TASKS:
             raise ValueError(
-                f"planted bug {self.name}: task {self.task!r} is not one of {sorted(TASKS)}"
+                f"planted bug {self.name}: task {self.task!r}"
+                f" is not one of {sorted(TASKS)}"
             )
         if not self.catches:
             raise ValueError(
@@ -52,11 +53,12 @@ class PlantedBug:
 
 
 def plant(bug: PlantedBug, source: str) -> str:
-    """Return ``source`` with the bug planted; refuse unless ``old`` occurs exactly once."""
+    """Return ``source`` with the bug planted; refuse unless ``old`` occurs once."""
     count = source.count(bug.old)
     if count != 1:
         raise PlantError(
-            f"{bug.module}: the text to replace occurs {count} times, expected once: {bug.old!r}"
+            f"{bug.module}: the text to replace occurs {count} times,"
+            f" expected once: {bug.old!r}"
         )
     return source.replace(bug.old, bug.new, 1)
 
@@ -147,7 +149,8 @@ BUGS: tuple[PlantedBug, ...] = (
         name="exit-state-unchecked",
         task="case",
         mistake="accepts any string as a receipt's exit state",
-        old="if not isinstance(self.exit_state, str) or self.exit_state not in _EXIT_STATES:",
+        old="if not isinstance(self.exit_state, str)"
+        " or self.exit_state not in _EXIT_STATES:",
         new="if not isinstance(self.exit_state, str):",
         catches=(SPEC_REFUSED,),
     ),
@@ -163,7 +166,8 @@ BUGS: tuple[PlantedBug, ...] = (
         name="group-items-unchecked",
         task="case",
         mistake="checks that a group is a tuple but not what it holds",
-        old='        if not isinstance(value, kind):\n            raise ValueError(f"{expected}',
+        old="        if not isinstance(value, kind):\n"
+        '            raise ValueError(f"{expected}',
         new='        if value is None:\n            raise ValueError(f"{expected}',
         catches=(SPEC_REFUSED,),
     ),
@@ -179,9 +183,12 @@ BUGS: tuple[PlantedBug, ...] = (
         name="results-unique",
         task="case",
         mistake="requires result expectations to name different tools",
-        old='_require_unique((item.path for item in case.files), "file paths must be unique")',
-        new='_require_unique((item.path for item in case.files), "file paths must be unique")\n'
-        '    _require_unique((item.tool for item in case.results), "result tools must be unique")',
+        old="_require_unique((item.path for item in case.files),"
+        ' "file paths must be unique")',
+        new="_require_unique((item.path for item in case.files),"
+        ' "file paths must be unique")\n'
+        "    _require_unique((item.tool for item in case.results),"
+        ' "result tools must be unique")',
         catches=(SPEC_ACCEPTED,),
     ),
     PlantedBug(
@@ -199,7 +206,7 @@ BUGS: tuple[PlantedBug, ...] = (
         mistake="passes the final check for a run that stopped at a limit",
         old="run.completed is True",
         new="final is not None",
-        catches=(TRUTH,),
+        catches=(TRUTH, INCOMPLETE),
     ),
     PlantedBug(
         name="final-equality",
@@ -233,7 +240,7 @@ BUGS: tuple[PlantedBug, ...] = (
         old="run.completed is True\n        and isinstance(final, str)\n"
         "        and case.final_contains in final",
         new="case.final_contains in final and run.completed is True",
-        catches=(TRUTH,),
+        catches=(TRUTH, INCOMPLETE),
     ),
     # --- 3 judge file facts ------------------------------------------------------
     PlantedBug(
@@ -244,7 +251,8 @@ BUGS: tuple[PlantedBug, ...] = (
         old="observed = observe_text(root, resolved, expected_bytes)",
         new="observed = observe_text(root, resolved, expected_bytes)\n"
         "        if observed is not None:\n"
-        '            observed = observed.replace("\\r\\n", "\\n").replace("\\r", "\\n")',
+        '            observed = observed.replace("\\r\\n", "\\n")'
+        '.replace("\\r", "\\n")',
         catches=(TRUTH,),
     ),
     PlantedBug(
@@ -271,7 +279,8 @@ BUGS: tuple[PlantedBug, ...] = (
         task="files",
         mistake="ignores a missing or extra newline at the end of the file",
         old="observed is not None and observed == expected.content",
-        new='observed is not None and observed.rstrip("\\n") == expected.content.rstrip("\\n")',
+        new='observed is not None and observed.rstrip("\\n")'
+        ' == expected.content.rstrip("\\n")',
         catches=(TRUTH,),
     ),
     PlantedBug(
@@ -289,13 +298,14 @@ BUGS: tuple[PlantedBug, ...] = (
         " protected file (.env, id_rsa, x.pem) counts as evidence",
         old="resolved = Path(workspace.resolve_path(expected.path))",
         new="resolved = Path(workspace.policy.root) / expected.path",
-        catches=(UNAVAILABLE, TRUTH, CONFINEMENT),
+        catches=(UNAVAILABLE, TRUTH),
     ),
     PlantedBug(
         name="file-catches-oserror-only",
         task="files",
         mistake="catches OSError around resolve_path, so its AgentError escapes",
-        old="        root = Path(workspace.policy.root)\n    except Exception as error:",
+        old="        root = Path(workspace.policy.root)\n"
+        "    except Exception as error:",
         new="        root = Path(workspace.policy.root)\n    except OSError as error:",
         catches=(UNAVAILABLE, TRUTH),
     ),
@@ -306,12 +316,38 @@ BUGS: tuple[PlantedBug, ...] = (
         " open), so a FIFO or a device there hangs or floods the evaluator",
         old="    if not stat.S_ISREG(inspected.st_mode):\n"
         "        kind = describe_kind(inspected.st_mode)\n"
-        '        raise EvidenceUnavailable(f"{_shown(parts)} is {kind}, not a regular file")\n'
+        '        raise EvidenceUnavailable(f"{_shown(parts)} is {kind},'
+        ' not a regular file")\n'
         "    try:\n"
         "        descriptor = os.open(name, _FILE_FLAGS, dir_fd=directory)",
-        new="    try:\n        descriptor = os.open(name, os.O_RDONLY, dir_fd=directory)",
+        new="    try:\n"
+        "        descriptor = os.open(name, os.O_RDONLY, dir_fd=directory)",
         catches=(UNAVAILABLE, HOSTILE),
         module="_evidence.py",
+    ),
+    PlantedBug(
+        name="file-read-directly",
+        task="files",
+        mistake="never asks resolve_path: reads root/path directly, following"
+        " symlinks out of the root, into protected files and FIFOs",
+        old="        resolved = Path(workspace.resolve_path(expected.path))\n"
+        "        root = Path(workspace.policy.root)\n"
+        "    except Exception as error:\n"
+        "        return EvaluationCheck(name, False,"
+        ' f"evidence unavailable: {_explain(error)}")\n'
+        "    # 'surrogatepass' so content with a lone surrogate"
+        " still has a length; no\n"
+        "    # strictly decoded file can equal such content anyway.\n"
+        '    expected_bytes = len(expected.content.encode("utf-8", "surrogatepass"))\n'
+        "    try:\n"
+        "        observed = observe_text(root, resolved, expected_bytes)",
+        new="        resolved = Path(workspace.policy.root) / expected.path\n"
+        "    except Exception as error:\n"
+        "        return EvaluationCheck(name, False,"
+        ' f"evidence unavailable: {_explain(error)}")\n'
+        "    try:\n"
+        '        observed = resolved.read_bytes().decode("utf-8")',
+        catches=(CONFINEMENT, UNAVAILABLE, TRUTH),
     ),
     # --- 4 judge tool results ----------------------------------------------------
     PlantedBug(
@@ -336,7 +372,7 @@ BUGS: tuple[PlantedBug, ...] = (
         mistake="looks only at the run's last event",
         old="for event in events:",
         new="for event in events[-1:]:",
-        catches=(TRUTH, ORDER),
+        catches=(ORDER, TRUTH),
     ),
     PlantedBug(
         name="result-first-of-tool-only",
@@ -344,7 +380,7 @@ BUGS: tuple[PlantedBug, ...] = (
         mistake="stops at the first event of the tool instead of trying them all",
         old="gathered[tool].append(result)",
         new="if not gathered[tool]:\n                gathered[tool].append(result)",
-        catches=(TRUTH, ORDER),
+        catches=(ORDER, TRUTH),
     ),
     PlantedBug(
         name="result-ignores-tool",
@@ -428,7 +464,8 @@ BUGS: tuple[PlantedBug, ...] = (
         task="receipts",
         mistake="accepts a receipt whose artifacts merely start with the expected ones",
         old="and artifacts == expected.changed_artifacts",
-        new="and artifacts[: len(expected.changed_artifacts)] == expected.changed_artifacts",
+        new="and artifacts[: len(expected.changed_artifacts)]"
+        " == expected.changed_artifacts",
         catches=(TRUTH,),
     ),
     PlantedBug(
@@ -459,10 +496,11 @@ BUGS: tuple[PlantedBug, ...] = (
         name="receipt-load-error-escapes",
         task="receipts",
         mistake="lets the error from reloading a tampered log escape",
-        old="    try:\n        return ReceiptStore(path).get\n    except Exception as error:\n"
+        old="    try:\n        return ReceiptStore(path).get\n"
+        "    except Exception as error:\n"
         '        return f"receipt evidence unavailable: {_explain(error)}"',
         new="    return ReceiptStore(path).get",
-        catches=(TAMPERED,),
+        catches=(TAMPERED, UNAVAILABLE),
     ),
     PlantedBug(
         name="receipt-lookup-error-escapes",
@@ -470,7 +508,8 @@ BUGS: tuple[PlantedBug, ...] = (
         mistake="lets an exception from the store's get escape",
         old="    try:\n        receipt = source(expected.tool_call_id)\n"
         "    except Exception as error:\n"
-        '        return EvaluationCheck(name, False, f"receipt lookup failed: {_explain(error)}")',
+        "        return EvaluationCheck(name, False,"
+        ' f"receipt lookup failed: {_explain(error)}")',
         new="    receipt = source(expected.tool_call_id)",
         catches=(UNAVAILABLE,),
     ),
@@ -479,7 +518,8 @@ BUGS: tuple[PlantedBug, ...] = (
         task="receipts",
         mistake="reloads the log line by line and skips a bad line, so one"
         " tampered line fails only its own receipt",
-        old="    try:\n        return ReceiptStore(path).get\n    except Exception as error:\n"
+        old="    try:\n        return ReceiptStore(path).get\n"
+        "    except Exception as error:\n"
         '        return f"receipt evidence unavailable: {_explain(error)}"',
         new="    import json\n\n"
         "    found = {}\n"
@@ -497,8 +537,10 @@ BUGS: tuple[PlantedBug, ...] = (
         name="receipt-absent-crashes",
         task="receipts",
         mistake="reads the receipt's fields before checking it exists",
-        old='    if receipt is None:\n        return EvaluationCheck(name, False, "receipt is absent")',
-        new='    if receipt.tool is None:\n        return EvaluationCheck(name, False, "receipt is absent")',
+        old="    if receipt is None:\n"
+        '        return EvaluationCheck(name, False, "receipt is absent")',
+        new="    if receipt.tool is None:\n"
+        '        return EvaluationCheck(name, False, "receipt is absent")',
         catches=(TRUTH, UNAVAILABLE),
     ),
     # --- 6 a stable report -------------------------------------------------------
@@ -513,10 +555,12 @@ BUGS: tuple[PlantedBug, ...] = (
     PlantedBug(
         name="report-ignores-final",
         task="report",
-        mistake="computes the verdict from the evidence checks only, not the final check",
+        mistake="computes the verdict from the evidence checks only,"
+        " not the final check",
         old="return bool(self.checks) and all(check.passed for check in self.checks)",
-        new="return bool(self.checks) and all(check.passed for check in self.checks[1:])",
-        catches=(VERDICT, TRUTH),
+        new="return bool(self.checks)"
+        " and all(check.passed for check in self.checks[1:])",
+        catches=(VERDICT,),
     ),
     PlantedBug(
         name="render-no-parentheses",
@@ -547,7 +591,8 @@ BUGS: tuple[PlantedBug, ...] = (
         task="report",
         mistake="sorts the checks by name instead of keeping the case's order",
         old="return EvaluationReport(tuple(checks))",
-        new="return EvaluationReport(tuple(sorted(checks, key=lambda check: check.name)))",
+        new="return EvaluationReport("
+        "tuple(sorted(checks, key=lambda check: check.name)))",
         catches=(SHAPE,),
     ),
     PlantedBug(
@@ -557,7 +602,8 @@ BUGS: tuple[PlantedBug, ...] = (
         old="return EvaluationReport(tuple(checks))",
         new="groups = ('final', 'file', 'receipt', 'result')\n"
         "    return EvaluationReport(\n"
-        "        tuple(sorted(checks, key=lambda c: groups.index(c.name.split(':')[0])))\n"
+        "        tuple(sorted(checks,"
+        " key=lambda c: groups.index(c.name.split(':')[0])))\n"
         "    )",
         catches=(SHAPE,),
     ),
@@ -576,7 +622,7 @@ BUGS: tuple[PlantedBug, ...] = (
         mistake="opens the receipt log in append mode, creating it when it is missing",
         old="            return _absent",
         new='            open(path, "a").close()\n            return _absent',
-        catches=(READ_ONLY,),
+        catches=(READ_ONLY, READ_ONLY_RUNS),
     ),
     PlantedBug(
         name="file-read-through-tool",

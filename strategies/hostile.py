@@ -25,11 +25,13 @@ reads sparse files whole.
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import json
 import os
 import socket
 import stat
+import tempfile
 import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,11 +43,13 @@ from hypothesis import strategies as st
 from strategies.target import Target
 
 __all__ = [
-    "DEVICES_AVAILABLE",
     "EVENT_HAZARDS",
     "FILE_HAZARDS",
     "FINAL_HAZARDS",
     "LOG_HAZARDS",
+    "NAME_MAX",
+    "PATH_MAX",
+    "SPARSE_SIZES",
     "BuiltWorld",
     "EventHazard",
     "FileHazard",
@@ -53,6 +57,7 @@ __all__ = [
     "HostileWorld",
     "LogHazard",
     "build_world",
+    "devices_available",
     "event_hazards",
     "file_hazards",
     "hostile_worlds",
@@ -61,6 +66,7 @@ __all__ = [
     "receipt_line",
     "receipt_payload",
     "secret_links",
+    "trap_examples",
 ]
 
 PATH_MAX = 4096  # bytes, with the terminating NUL (Linux)
@@ -162,10 +168,9 @@ CONTROL_NEEDLE = "control-needle"
 HAZARD_TOOL = "run_command"
 
 
-def _devices_available() -> bool:
+@functools.cache
+def devices_available() -> bool:
     """Whether this process may make a character device (a /dev/null twin)."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as scratch:
         try:
             os.mknod(
@@ -174,9 +179,6 @@ def _devices_available() -> bool:
         except (OSError, AttributeError):
             return False
     return True
-
-
-DEVICES_AVAILABLE = _devices_available()
 
 
 # --- the neutral description ---
@@ -331,7 +333,7 @@ def secret_links() -> st.SearchStrategy[FileHazard]:
 
 def file_hazards() -> st.SearchStrategy[FileHazard]:
     """One expected file with one trap (or none: `regular`), simplest first."""
-    device = "device" if DEVICES_AVAILABLE else "fifo"
+    device = "device" if devices_available() else "fifo"
     return st.one_of(
         _simple("regular"),
         _simple("missing"),
@@ -426,6 +428,35 @@ def hostile_worlds(
         events=st.lists(event_hazards(), max_size=max_events).map(tuple),
         log=log_hazards(),
     )
+
+
+def trap_examples() -> list[HostileWorld]:
+    """One small world per trap, simplest first: files, logs, events, finals.
+
+    Each holds a single trap beside a passing final (the final traps beside
+    nothing), so a target that falls into it is shown exactly that trap.
+    """
+    worlds = []
+    for kind in FILE_HAZARDS:
+        if kind == "device" and not devices_available():
+            continue
+        hazard = FileHazard(
+            kind,
+            ("x", "y") if kind == "protected" else ("x",),
+            "text",
+            at=1 if kind == "symlink-out" else 0,
+            size=SPARSE_SIZES[-1] if kind == "sparse" else NAME_MAX,
+            variant=1,
+        )
+        worlds.append(HostileWorld("done", "text", (hazard,), (), LogHazard("missing")))
+    for kind in LOG_HAZARDS:
+        worlds.append(HostileWorld("done", "text", (), (), LogHazard(kind, count=2)))
+    for kind in EVENT_HAZARDS:
+        event = EventHazard(kind)
+        worlds.append(HostileWorld("done", "text", (), (event,), LogHazard("missing")))
+    for kind in FINAL_HAZARDS[1:]:
+        worlds.append(HostileWorld("done", kind, (), (), LogHazard("missing")))
+    return worlds
 
 
 # --- receipts in the contract's log format ---

@@ -9,12 +9,13 @@ mistake behind that difference.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from strategies.facts import ExpectedCheck
 from strategies.lessons import fail, report_view
 
-__all__ = ["Row", "assert_truth", "shown_row"]
+__all__ = ["Row", "assert_truth", "rows_without_tree", "shown_row"]
 
 Row = tuple[str, bool, str]
 
@@ -22,6 +23,21 @@ Row = tuple[str, bool, str]
 def shown_row(row: Row) -> str:
     name, passed, detail = row
     return f"{name}: {'PASS' if passed else 'FAIL'} ({detail})"
+
+
+def rows_without_tree(rows: Sequence[Row], tree: Path) -> tuple[Row, ...]:
+    """`rows` with the tree's absolute path in any detail replaced by <tree>.
+
+    An unavailable check's detail may quote the absolute path of the file
+    (an OSError's message does); two builds of one world differ only there.
+    """
+    spellings = sorted({str(tree), str(tree.resolve())}, key=len, reverse=True)
+    cleaned = []
+    for name, passed, detail in rows:
+        for spelling in spellings:
+            detail = detail.replace(spelling, "<tree>")
+        cleaned.append((name, passed, detail))
+    return tuple(cleaned)
 
 
 def _names_hint(observed: Sequence[str], expected: Sequence[str]) -> str:

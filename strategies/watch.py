@@ -412,6 +412,12 @@ class AccessRecorder:
     accesses are in `recorder.accesses` afterwards.  While armed, `os.open`
     is wrapped process-wide (the wrapper records nothing in other threads),
     so descriptor-relative opens are resolved through their directory.
+
+    Limits: an evaluator that bound `os.open` under another name before
+    arming (`from os import open`) bypasses the wrapper, and its relative
+    names are then resolved against the working directory (a false alarm,
+    never a missed one); `os.stat`, `os.lstat` and `os.readlink` raise no
+    audit event and are not recorded (they open nothing).
     """
 
     def __init__(self) -> None:

@@ -48,6 +48,7 @@ from strategies.facts import (
 )
 
 __all__ = [
+    "BROAD_EXAMPLES",
     "EXAMPLE_WORLDS",
     "TEXT_ALPHABET",
     "examples",
@@ -423,7 +424,13 @@ def _everything_world() -> World:
         final=FinalFact("embedded", marker(0)),
         files=files,
         results=tuple(
-            ResultFact(TOOLS[i % len(TOOLS)], kind, marker(1 + i), TOOLS[(i + 1) % 5])
+            ResultFact(
+                TOOLS[i % len(TOOLS)],
+                kind,
+                marker(1 + i),
+                TOOLS[(i + 1) % len(TOOLS)],
+                repeat=i == 0,
+            )
             for i, kind in enumerate(RESULT_KINDS)
         ),
         receipts=tuple(
@@ -489,9 +496,23 @@ EXAMPLE_WORLDS: dict[str, World] = {
 }
 
 
+#: Worlds worth trying first in every world-based property: between them
+#: they hold almost every kind of fact, so most mistakes fail on one of them
+#: in the explicit phase, whatever the seed and without a long shrink.
+BROAD_EXAMPLES = (
+    "everything at once",
+    "receipt log non_json",
+    "memory store whose get raises AgentError",
+    "receipt log missing",
+    "final incomplete_without_final",
+)
+
+
 def examples(*names: str, argument: str = "world") -> Callable[[F], F]:
-    """Apply `@example` for the named EXAMPLE_WORLDS (all of them by default)."""
-    chosen = names or tuple(EXAMPLE_WORLDS)
+    """Apply `@example` for the named EXAMPLE_WORLDS (all of them by default),
+    after the BROAD_EXAMPLES."""
+    chosen = tuple(dict.fromkeys((*BROAD_EXAMPLES, *names))) if names else ()
+    chosen = chosen or tuple(EXAMPLE_WORLDS)
 
     def decorate(test: F) -> F:
         for name in reversed(chosen):

@@ -39,7 +39,7 @@ def test_the_catalogue_has_enough_bugs_for_every_task() -> None:
 
 @pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.name)
 def test_each_bug_applies_exactly_once_and_compiles(bug: PlantedBug) -> None:
-    """The bug's old text occurs once in its module, and the bugged module is valid Python."""
+    """The bug's old text occurs once in its module; the result is valid Python."""
     module = PACKAGE / bug.module
     source = module.read_text(encoding="utf-8")
     bugged = plant(bug, source)
@@ -48,7 +48,7 @@ def test_each_bug_applies_exactly_once_and_compiles(bug: PlantedBug) -> None:
 
 @pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.name)
 def test_each_bug_names_invariants_that_exist(bug: PlantedBug) -> None:
-    """Every invariant a bug expects to be caught by is a marked test in tests/invariants."""
+    """Every invariant a bug expects to catch it marks a test in tests/invariants."""
     known = _invariant_names()
     unknown = sorted(set(bug.catches) - known)
     assert not unknown, (
@@ -57,7 +57,7 @@ def test_each_bug_names_invariants_that_exist(bug: PlantedBug) -> None:
 
 
 def test_plant_refuses_text_that_is_missing_or_repeated() -> None:
-    """A substitution that no longer matches exactly once fails loudly instead of planting nothing."""
+    """A substitution that does not match exactly once fails loudly."""
     bug = PlantedBug(
         name="probe",
         task="final",

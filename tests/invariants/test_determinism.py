@@ -8,6 +8,7 @@ from hypothesis import given, note
 from strategies.build import materialise
 from strategies.facts import World, describe
 from strategies.lessons import call_target, fail, report_view
+from strategies.verdicts import rows_without_tree
 from strategies.worlds import examples, worlds
 
 EVALUATE = "evaluate_run(run, workspace, receipts, case)"
@@ -20,9 +21,10 @@ def _evaluated(target, world: World) -> tuple[tuple, str]:
         text = call_target("report.render()", report.render)
         # Details may quote the tree's absolute path; the two trees differ
         # only there.
-        spellings = sorted({str(built.tree), str(built.tree.resolve())}, key=len)
-        for spelling in reversed(spellings):
-            rows = tuple((n, p, d.replace(spelling, "<tree>")) for n, p, d in rows)
+        rows = rows_without_tree(rows, built.tree)
+        for spelling in sorted({str(built.tree), str(built.tree.resolve())}, key=len)[
+            ::-1
+        ]:
             text = text.replace(spelling, "<tree>")
     return rows, text
 

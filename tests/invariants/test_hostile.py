@@ -25,11 +25,6 @@ import pytest
 from hypothesis import example, given, note
 
 from strategies.hostile import (
-    DEVICES_AVAILABLE,
-    EVENT_HAZARDS,
-    FILE_HAZARDS,
-    NAME_MAX,
-    SPARSE_SIZES,
     EventHazard,
     FileHazard,
     HostileAssets,
@@ -38,6 +33,7 @@ from strategies.hostile import (
     build_world,
     hostile_worlds,
     make_assets,
+    trap_examples,
 )
 from strategies.lessons import InvariantFailure, fail, report_view
 from strategies.target import Target
@@ -190,46 +186,21 @@ def _short(name: str) -> str:
     return name if len(name) <= 70 else f"{name[:33]}...{name[-30:]}"
 
 
-# Every trap at least once in every run, whatever the draws: each file trap
-# with a FIFO log, then each event trap with a non-string final and a log
-# that is a symlink to a FIFO, then the sparse log and a raising store.
-_EVERY_FILE_TRAP = HostileWorld(
-    "done",
-    "text",
-    tuple(
-        FileHazard(
-            kind,
-            ("x",) if kind != "protected" else ("x", "y"),
-            "text",
-            at=1 if kind == "symlink-out" else 0,
-            size=SPARSE_SIZES[-1] if kind == "sparse" else NAME_MAX,
-            variant=1,
-        )
-        for kind in FILE_HAZARDS
-        if kind != "device" or DEVICES_AVAILABLE
-    ),
-    (),
-    LogHazard("fifo", count=2),
-)
-_EVERY_EVENT_TRAP = HostileWorld(
-    "done",
-    "list",
-    (),
-    tuple(EventHazard(kind) for kind in EVENT_HAZARDS),
-    LogHazard("symlink-to-fifo"),
-)
-_SPARSE_LOG = HostileWorld("done", "int", (), (), LogHazard("sparse"))
-_RAISING_STORE = HostileWorld(
-    "done", "bytes", (), (), LogHazard("get-raises", error="RecursionError")
-)
+def every_trap(test: Callable[..., Any]) -> Callable[..., Any]:
+    """Run `test` on one small world per trap before any drawn one.
+
+    So every trap is met in every run, whatever the draws, and a failing
+    trap is reported in a world holding only it (explicit examples are not
+    shrunk); the simplest traps come first.
+    """
+    for world in reversed(trap_examples()):
+        test = example(world=world)(test)
+    return test
 
 
 @pytest.mark.hardened
 @pytest.mark.invariant("hostile-worlds")
-@example(world=_EVERY_FILE_TRAP)
-@example(world=_EVERY_EVENT_TRAP)
-@example(world=_SPARSE_LOG)
-@example(world=_RAISING_STORE)
+@every_trap
 @short_unless_thorough()
 @given(world=hostile_worlds())
 def test_hostile_worlds_are_judged_without_crash_hang_or_change(

@@ -18,7 +18,7 @@ from strategies.facts import (
 )
 from strategies.lessons import call_target, fail, report_view
 from strategies.perturb import Perturbation, perturbations, perturbed_worlds
-from strategies.verdicts import shown_row
+from strategies.verdicts import rows_without_tree, shown_row
 from strategies.worlds import marker, passing_worlds
 
 EVALUATE = "evaluate_run(run, workspace, receipts, case)"
@@ -31,7 +31,9 @@ _BASE = World(
         FileFact(0, ("src", "app0.py"), "exact", "answer = 2\n"),
         FileFact(1, ("docs", "b1.md"), "exact_crlf", "one\ntwo\n", "dot_slash"),
     ),
-    results=(ResultFact("run_command", "after_decoy", marker(1), "edit_file"),),
+    results=(
+        ResultFact("run_command", "after_decoy", marker(1), "edit_file", repeat=True),
+    ),
     receipts=(
         ReceiptFact(
             "call-1", "edit_file", "ok", ("src/app.py", "docs/b.md"), "match", marker(2)
@@ -50,7 +52,8 @@ def _with_examples(test):
 
 def _rows(target, world: World):
     with materialise(world, target) as built:
-        return report_view(call_target(EVALUATE, target.evaluate_run, *built.args))
+        report = call_target(EVALUATE, target.evaluate_run, *built.args)
+        return rows_without_tree(report_view(report), built.tree)
 
 
 @pytest.mark.invariant("independence")

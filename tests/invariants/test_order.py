@@ -94,6 +94,10 @@ def _duplicated_first(name: str) -> Reordering:
 @example(case=_reversed("everything at once"))
 @example(case=_duplicated_first("result embedded"))
 @example(case=_duplicated_first("everything at once"))
+@example(case=_reversed("receipt log non_json"))
+@example(case=_reversed("memory store whose get raises AgentError"))
+@example(case=_reversed("receipt log missing"))
+@example(case=_reversed("final incomplete_without_final"))
 @given(case=REORDERINGS)
 def test_reordering_duplicating_or_adding_events_changes_nothing(
     target, case: Reordering

@@ -201,6 +201,10 @@ _EXPECTED_TYPES = ("AgentRun", "Workspace", "ReceiptStore", "EvaluationCase")
 
 
 @pytest.mark.invariant("argument-types")
+@example(position=0, wrong="None")
+@example(position=1, wrong="a dict")
+@example(position=2, wrong="another argument")
+@example(position=3, wrong="object()")
 @given(
     position=st.sampled_from(range(4)),
     wrong=st.sampled_from(_WRONG_ARGUMENTS),

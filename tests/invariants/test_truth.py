@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from strategies.build import materialise
 from strategies.facts import World, describe, truth
 from strategies.lessons import call_target, fail, report_view
-from strategies.verdicts import assert_truth, shown_row
+from strategies.verdicts import assert_truth, rows_without_tree, shown_row
 from strategies.worlds import examples, log_facts, worlds
 
 EVALUATE = "evaluate_run(run, workspace, receipts, case)"
@@ -34,17 +34,6 @@ def test_every_check_says_what_the_world_makes_true(target, world: World) -> Non
     with materialise(world, target) as built:
         report = call_target(EVALUATE, target.evaluate_run, *built.args)
         assert_truth(report, truth(world), world=describe(world))
-
-
-def _rows_without_paths(rows, built) -> tuple:
-    # An unavailable check's detail may quote an absolute path of the tree.
-    spellings = sorted({str(built.tree), str(built.tree.resolve())}, key=len)
-    cleaned = []
-    for name, passed, detail in rows:
-        for spelling in reversed(spellings):
-            detail = detail.replace(spelling, "<tree>")
-        cleaned.append((name, passed, detail))
-    return tuple(cleaned)
 
 
 def _as_path_store(world: World, location: str) -> tuple[World, World]:
@@ -79,7 +68,7 @@ def test_memory_and_path_stores_give_the_same_report(target, pair) -> None:
     for world in pair:
         with materialise(world, target) as built:
             report = call_target(EVALUATE, target.evaluate_run, *built.args)
-            rows.append(_rows_without_paths(report_view(report), built))
+            rows.append(rows_without_tree(report_view(report), built.tree))
     if rows[0] != rows[1]:
         for in_memory, over_log in zip(rows[0], rows[1], strict=False):
             if in_memory != over_log:
