@@ -107,10 +107,12 @@ def _not_utf8(parts: tuple[str, ...], error: UnicodeDecodeError) -> str:
 
 
 def _relative_parts(root: PurePath, target: PurePath) -> tuple[str, ...]:
-    try:
-        parts = target.relative_to(root).parts
-    except ValueError as error:
-        raise EvidenceUnavailable("path resolves outside the workspace root") from error
+    # What target.relative_to(root).parts gives (POSIX parts compare exactly),
+    # without building two path objects on the way.
+    prefix, whole = root.parts, target.parts
+    if whole[: len(prefix)] != prefix:
+        raise EvidenceUnavailable("path resolves outside the workspace root")
+    parts = whole[len(prefix) :]
     # resolve_path returns a resolved path, so these never occur; refusing them
     # keeps a faulty or substituted resolve_path from steering the walk.
     if not parts or any(part in ("", ".", "..") for part in parts):

@@ -31,7 +31,9 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path, PurePosixPath
+from typing import Any, NoReturn
 
 from ._evidence import EvidenceUnavailable, describe_kind, observe_text
 from .loop import AgentEvent, AgentRun
@@ -62,6 +64,14 @@ _ABSENT_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
 # found with one C-speed search.  See _result_found for why this is exact.
 _SEPARATOR = "\x00"
 
+# Each expected tool's string results, as the result checks gather them.
+_Found = dict[str, list[str]]
+
+# The one field each of these reads from an expectation, read at C speed.
+_tool_of = attrgetter("tool")
+_path_of = attrgetter("path")
+_call_id_of = attrgetter("tool_call_id")
+
 
 # --- validating the declared facts -------------------------------------------
 
@@ -91,8 +101,8 @@ def _relative_path(value: object, field: str) -> str:
     return str(path)
 
 
-def _require_group(values: object, kind: type, field: str) -> None:
-    expected = f"{field} must be a tuple of {kind.__name__}"
+def _require_group(values: object, kind: type, expected: str) -> None:
+    """Reject ``values`` unless it is a tuple of ``kind``; ``expected`` says so."""
     if not isinstance(values, tuple):
         raise ValueError(f"{expected}, got {type(values).__name__}")
     for index, value in enumerate(values):
@@ -100,12 +110,24 @@ def _require_group(values: object, kind: type, field: str) -> None:
             raise ValueError(f"{expected}, got {type(value).__name__} at index {index}")
 
 
-def _require_unique(values: Iterable[str], rule: str) -> None:
-    seen: set[str] = set()
-    for value in values:
-        if value in seen:
-            raise ValueError(f"{rule}: {value!r} appears more than once")
-        seen.add(value)
+def _require_unique(
+    group: tuple[Any, ...], key: Callable[[Any], str], rule: str
+) -> None:
+    """Reject ``group`` when two of its items have the same ``key``."""
+    if len(group) < 2:
+        return
+    values = list(map(key, group))
+    if len(set(values)) == len(values):
+        return
+    # The first value met a second time (there is one, so next() finds it):
+    # setdefault answers an earlier index for a value already met.
+    first: dict[str, int] = {}
+    repeated = next(
+        value
+        for index, value in enumerate(values)
+        if first.setdefault(value, index) != index
+    )
+    raise ValueError(f"{rule}: {repeated!r} appears more than once")
 
 
 @dataclass(frozen=True)
@@ -178,22 +200,29 @@ class EvaluationCase:
         _validate_case(self)
 
 
+def _group_rule(field: str, kind: type) -> str:
+    return f"{field} must be a tuple of {kind.__name__}"
+
+
+# Built once: evaluate_run validates the case again on every call.
+_FILES_RULE = _group_rule("case files", FileExpectation)
+_RESULTS_RULE = _group_rule("case results", ResultExpectation)
+_RECEIPTS_RULE = _group_rule("case receipts", ReceiptExpectation)
+
+
 def _validate_case(case: EvaluationCase) -> None:
     _required_text(case.final_contains, "final substring")
-    _require_group(case.files, FileExpectation, "case files")
-    _require_group(case.results, ResultExpectation, "case results")
-    _require_group(case.receipts, ReceiptExpectation, "case receipts")
-    _require_unique((item.path for item in case.files), "file paths must be unique")
-    _require_unique(
-        (item.tool_call_id for item in case.receipts),
-        "receipt call ids must be unique",
-    )
+    _require_group(case.files, FileExpectation, _FILES_RULE)
+    _require_group(case.results, ResultExpectation, _RESULTS_RULE)
+    _require_group(case.receipts, ReceiptExpectation, _RECEIPTS_RULE)
+    _require_unique(case.files, _path_of, "file paths must be unique")
+    _require_unique(case.receipts, _call_id_of, "receipt call ids must be unique")
 
 
 # --- the report --------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class EvaluationCheck:
     """One named verdict and the observed reason for it."""
 
@@ -201,29 +230,32 @@ class EvaluationCheck:
     passed: bool
     detail: str
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str):
+    # Written out rather than generated: one call instead of __init__ plus
+    # __post_init__ and three object.__setattr__ calls, for the object a report
+    # of 100,000 receipts builds 100,000 times.  The same checks, in order.
+    def __init__(self, name: str, passed: bool, detail: str) -> None:
+        if not isinstance(name, str):
+            raise ValueError(f"check name must be a string, got {type(name).__name__}")
+        if type(passed) is not bool:
             raise ValueError(
-                f"check name must be a string, got {type(self.name).__name__}"
+                f"check passed must be a bool, got {type(passed).__name__}"
             )
-        if type(self.passed) is not bool:
+        if not isinstance(detail, str):
             raise ValueError(
-                f"check passed must be a bool, got {type(self.passed).__name__}"
+                f"check detail must be a string, got {type(detail).__name__}"
             )
-        if not isinstance(self.detail, str):
-            raise ValueError(
-                f"check detail must be a string, got {type(self.detail).__name__}"
-            )
+        self.__dict__.update(name=name, passed=passed, detail=detail)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class EvaluationReport:
     """The checks of one evaluation, in the case's order."""
 
     checks: tuple[EvaluationCheck, ...]
 
-    def __post_init__(self) -> None:
-        _require_group(self.checks, EvaluationCheck, "report checks")
+    def __init__(self, checks: tuple[EvaluationCheck, ...]) -> None:
+        _require_group(checks, EvaluationCheck, _CHECKS_RULE)
+        self.__dict__["checks"] = checks  # as EvaluationCheck does, in one step
 
     @property
     def passed(self) -> bool:
@@ -238,6 +270,9 @@ class EvaluationReport:
             for check in self.checks
         )
         return "\n".join(lines)
+
+
+_CHECKS_RULE = _group_rule("report checks", EvaluationCheck)
 
 
 def _verdict(passed: bool) -> str:
@@ -284,15 +319,75 @@ def _file_check(workspace: Workspace, expected: FileExpectation) -> EvaluationCh
     return EvaluationCheck(name, False, "content does not match")
 
 
-def _gather_results(events: object, tools: set[str]) -> dict[str, list[str]]:
-    """The string results of each expected tool, in one pass over ``events``."""
-    gathered: dict[str, list[str]] = {tool: [] for tool in tools}
+def _gather_results(
+    events: object, expectations: tuple[ResultExpectation, ...]
+) -> _Found:
+    """The string results of each expected tool, in one pass over ``events``.
+
+    The pass is a quick one unless something in ``events`` is not what a run
+    holds; then ``_careful_results`` judges item by item.  Both give the same
+    lists: only an event with a ``ToolAction`` whose tool is an expected name,
+    and a string result, counts.
+
+    The quick pass costs per item what one expectation's scan costs: read the
+    action, test its type, compare its tool.  The rest (is the item an event,
+    is the tool a real string, is the result a string) is checked only for
+    items whose tool is expected.  An item that is not an event may raise at
+    the first read, and a tool name forced to an odd object may raise when it
+    is compared or hashed: the careful pass then starts again.
+    """
+    if not expectations:
+        return {}
+    tools = set(map(_tool_of, expectations))
     if not isinstance(events, (tuple, list)):
-        return gathered
+        return {tool: [] for tool in tools}
+    try:
+        if len(tools) > 1:
+            return _grouped_results(events, tools)
+        # One expected tool, the usual case: a comprehension, no lookups.
+        (tool,) = tools
+        return {
+            tool: [
+                event.result
+                for event in events
+                if isinstance(action := event.action, ToolAction)
+                and action.tool == tool
+                and isinstance(event, AgentEvent)
+                and isinstance(action.tool, str)
+                and isinstance(event.result, str)
+            ]
+        }
+    except Exception:
+        return _careful_results(events, tools)
+
+
+def _grouped_results(events: tuple[Any, ...] | list[Any], tools: set[str]) -> _Found:
+    """The quick pass for several expected tools: one dict lookup per item."""
+    gathered: _Found = {tool: [] for tool in tools}
+    lookup = gathered.get
     for event in events:
-        if not isinstance(event, AgentEvent):
+        action = event.action
+        if isinstance(action, ToolAction):
+            found = lookup(action.tool)
+            if (
+                found is not None
+                and isinstance(event, AgentEvent)
+                and isinstance(action.tool, str)
+                and isinstance(event.result, str)
+            ):
+                found.append(event.result)
+    return gathered
+
+
+def _careful_results(
+    events: tuple[object, ...] | list[object], tools: Iterable[str]
+) -> _Found:
+    """The same lists as the quick pass, never touching a non-event."""
+    gathered: _Found = {tool: [] for tool in tools}
+    for item in events:
+        if not isinstance(item, AgentEvent):
             continue
-        action, result = event.action, event.result
+        action, result = item.action, item.result
         if not isinstance(action, ToolAction) or not isinstance(result, str):
             continue
         tool = action.tool
@@ -401,11 +496,22 @@ def _receipt_check(
 # --- the public function -----------------------------------------------------
 
 
-def _require_argument(value: object, kind: type, name: str) -> None:
-    if not isinstance(value, kind):
-        raise ValueError(
-            f"{name} must be an instance of {kind.__name__}, got {type(value).__name__}"
-        )
+def _reject_arguments(
+    run: object, workspace: object, receipts: object, case: object
+) -> NoReturn:
+    """Raise for the first argument of the wrong type (there is one)."""
+    for value, kind, name in (
+        (run, AgentRun, "run"),
+        (workspace, Workspace, "workspace"),
+        (receipts, ReceiptStore, "receipts"),
+    ):
+        if not isinstance(value, kind):
+            raise ValueError(_wrong_argument(name, kind, value))
+    raise ValueError(_wrong_argument("case", EvaluationCase, case))
+
+
+def _wrong_argument(name: str, kind: type, value: object) -> str:
+    return f"{name} must be an instance of {kind.__name__}, got {type(value).__name__}"
 
 
 def evaluate_run(
@@ -415,20 +521,25 @@ def evaluate_run(
     case: EvaluationCase,
 ) -> EvaluationReport:
     """Check ``run`` against ``case``: final, files, results, receipts, in order."""
-    _require_argument(run, AgentRun, "run")
-    _require_argument(workspace, Workspace, "workspace")
-    _require_argument(receipts, ReceiptStore, "receipts")
-    _require_argument(case, EvaluationCase, "case")
+    if not (
+        isinstance(run, AgentRun)
+        and isinstance(workspace, Workspace)
+        and isinstance(receipts, ReceiptStore)
+        and isinstance(case, EvaluationCase)
+    ):
+        _reject_arguments(run, workspace, receipts, case)
     _validate_case(case)  # again: a frozen case can still be altered by force
 
     checks = [_final_check(run, case)]
-    checks.extend(_file_check(workspace, expected) for expected in case.files)
-    gathered = _gather_results(run.events, {expected.tool for expected in case.results})
-    joined = {tool: _SEPARATOR.join(results) for tool, results in gathered.items()}
-    checks.extend(
-        _result_check(gathered, joined, expected) for expected in case.results
-    )
+    if case.files:
+        checks += [_file_check(workspace, expected) for expected in case.files]
+    gathered = _gather_results(run.events, case.results)
+    if gathered:
+        joined = {tool: _SEPARATOR.join(found) for tool, found in gathered.items()}
+        checks += [
+            _result_check(gathered, joined, expected) for expected in case.results
+        ]
     if case.receipts:  # the log is read only when some receipt is declared
         source = _receipt_source(receipts)
-        checks.extend(_receipt_check(source, expected) for expected in case.receipts)
+        checks += [_receipt_check(source, expected) for expected in case.receipts]
     return EvaluationReport(tuple(checks))

@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,13 +107,14 @@ class EffectReceipt:
         made every value with ``json.loads``.
         """
         receipt = object.__new__(cls)
-        setter = object.__setattr__
-        setter(receipt, "tool_call_id", tool_call_id)
-        setter(receipt, "tool", tool)
-        setter(receipt, "arguments", arguments)
-        setter(receipt, "exit_state", exit_state)
-        setter(receipt, "result", result)
-        setter(receipt, "changed_artifacts", changed_artifacts)
+        receipt.__dict__.update(
+            tool_call_id=tool_call_id,
+            tool=tool,
+            arguments=arguments,
+            exit_state=exit_state,
+            result=result,
+            changed_artifacts=changed_artifacts,
+        )
         return receipt
 
     def _payload(self) -> dict[str, Any]:
@@ -165,11 +166,12 @@ def _parsed_receipt(payload: object) -> EffectReceipt | None:
     gives exact ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``
     values with string keys, and nobody else holds them, so ``arguments``
     needs no private copy.  The copy's round trip (``_json_copy``) changes
-    such data in only two ways, both sent to ``from_dict`` here: a NaN (never
-    equal to itself: refused; any NaN puts ``NaN`` in the canonical text) and
-    key order (the copy has every object's keys sorted; a log written by
-    ``put`` has them sorted already).  The canonical text is encoded once and
-    serves as the digest check too.
+    such data in only two ways, both sent to ``from_dict`` here: a NaN
+    (whether the copy still equals it depends on which float object each
+    parse returns; any NaN puts ``NaN`` in the canonical text) and key order
+    (the copy has every object's keys sorted; a log written by ``put`` has
+    them sorted already).  The canonical text is encoded once and serves as
+    the digest check too.
     """
     if type(payload) is not dict or payload.keys() != _KEYS:
         return None
@@ -197,7 +199,12 @@ def _parsed_receipt(payload: object) -> EffectReceipt | None:
         canonical = _canonical_parsed(fields)
     except (TypeError, ValueError, RecursionError):  # e.g. nesting near the limit
         return None
-    if "NaN" in canonical or not _keys_sorted(arguments):
+    keys = list(arguments)
+    if keys != sorted(keys) or "NaN" in canonical:
+        return None
+    # The payload and its arguments make two "{"; any more is an object nested
+    # in the arguments (or a "{" inside some string): then look at them all.
+    if canonical.count("{") > 2 and not _keys_sorted(arguments):
         return None
     if hashlib.sha256(canonical.encode()).hexdigest() != claimed:
         return None
@@ -211,21 +218,18 @@ def _keys_sorted(arguments: dict[str, Any]) -> bool:
 
     A loop with a stack, not recursion: parsed JSON can nest deeper than a
     recursive walk could go.  Members are looked into only where some are
-    containers (usually none are).
+    containers (in tool arguments, rarely more than one list of strings).
     """
     pending: list[Any] = [arguments]
     while pending:
         value = pending.pop()
-        items: Iterable[Any]
         if type(value) is dict:
             keys = list(value)
             if keys != sorted(keys):
                 return False
-            items = value.values()
-        else:
-            items = value
-        if not _CONTAINER_TYPES.isdisjoint(map(type, items)):
-            pending.extend(item for item in items if type(item) in _CONTAINER_TYPES)
+            value = value.values()
+        if not _CONTAINER_TYPES.isdisjoint(map(type, value)):
+            pending.extend(item for item in value if type(item) in _CONTAINER_TYPES)
     return True
 
 

@@ -63,6 +63,28 @@ def plant(bug: PlantedBug, source: str) -> str:
     return source.replace(bug.old, bug.new, 1)
 
 
+# The bundled evaluator's result checks, as evaluate_run builds them.
+_RESULT_CHECKS = (
+    "_result_check(gathered, joined, expected) for expected in case.results"
+)
+
+
+def _result_bug(
+    *, name: str, mistake: str, found: str, catches: tuple[str, ...]
+) -> PlantedBug:
+    """A bug that judges each result expectation by the expression ``found``."""
+    return PlantedBug(
+        name=name,
+        task="results",
+        mistake=mistake,
+        old=_RESULT_CHECKS,
+        new='EvaluationCheck(f"result:{expected.tool}", found, "required result'
+        ' observed" if found else "required result not observed")'
+        f" for expected in case.results for found in [{found}]",
+        catches=catches,
+    )
+
+
 # Invariant names, as the tests in tests/invariants mark them.
 SPEC_REFUSED = "specification-refused"
 SPEC_ACCEPTED = "specification-accepted"
@@ -175,20 +197,18 @@ BUGS: tuple[PlantedBug, ...] = (
         name="duplicate-call-ids",
         task="case",
         mistake="accepts two receipt expectations for the same call id",
-        old="(item.tool_call_id for item in case.receipts)",
-        new="set(item.tool_call_id for item in case.receipts)",
+        old="\n    _require_unique(case.receipts, _call_id_of,"
+        ' "receipt call ids must be unique")',
+        new="",
         catches=(SPEC_REFUSED,),
     ),
     PlantedBug(
         name="results-unique",
         task="case",
         mistake="requires result expectations to name different tools",
-        old="_require_unique((item.path for item in case.files),"
-        ' "file paths must be unique")',
-        new="_require_unique((item.path for item in case.files),"
-        ' "file paths must be unique")\n'
-        "    _require_unique((item.tool for item in case.results),"
-        ' "result tools must be unique")',
+        old='    _require_unique(case.files, _path_of, "file paths must be unique")',
+        new='    _require_unique(case.files, _path_of, "file paths must be unique")\n'
+        '    _require_unique(case.results, attrgetter("tool"), "tools must be unique")',
         catches=(SPEC_ACCEPTED,),
     ),
     PlantedBug(
@@ -350,86 +370,78 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(CONFINEMENT, UNAVAILABLE, TRUTH),
     ),
     # --- 4 judge tool results ----------------------------------------------------
-    PlantedBug(
+    # Each replaces the bundled result check with a learner's own one-line
+    # check that has one flaw; all share one anchor in evaluate_run, so they
+    # do not depend on how the bundled evaluator gathers results internally.
+    _result_bug(
         name="result-split-events",
-        task="results",
         mistake="finds the tool on one event and the substring on another",
-        old="_result_check(gathered, joined, expected) for expected in case.results",
-        new='EvaluationCheck(f"result:{expected.tool}", found, "required result'
-        ' observed" if found else "required result not observed")\n'
-        "        for expected in case.results\n"
-        "        for found in [\n"
-        "            any(isinstance(event.action, ToolAction) and event.action.tool"
-        " == expected.tool for event in run.events)\n"
-        "            and any(isinstance(event.result, str) and expected.contains"
-        " in event.result for event in run.events)\n"
-        "        ]",
+        found="any(isinstance(e.action, ToolAction) and e.action.tool == expected.tool"
+        " for e in run.events) and any(isinstance(e.result, str)"
+        " and expected.contains in e.result for e in run.events)",
         catches=(TRUTH, INDEPENDENCE),
     ),
-    PlantedBug(
+    _result_bug(
         name="result-last-event-only",
-        task="results",
         mistake="looks only at the run's last event",
-        old="for event in events:",
-        new="for event in events[-1:]:",
+        found="bool(run.events) and isinstance(run.events[-1].action, ToolAction)"
+        " and run.events[-1].action.tool == expected.tool"
+        " and isinstance(run.events[-1].result, str)"
+        " and expected.contains in run.events[-1].result",
         catches=(ORDER, TRUTH),
     ),
-    PlantedBug(
+    _result_bug(
         name="result-first-of-tool-only",
-        task="results",
         mistake="stops at the first event of the tool instead of trying them all",
-        old="gathered[tool].append(result)",
-        new="if not gathered[tool]:\n                gathered[tool].append(result)",
+        found="next((isinstance(e.result, str) and expected.contains in e.result"
+        " for e in run.events if isinstance(e.action, ToolAction)"
+        " and e.action.tool == expected.tool), False)",
         catches=(ORDER, TRUTH),
     ),
-    PlantedBug(
+    _result_bug(
         name="result-ignores-tool",
-        task="results",
         mistake="accepts the substring in the result of any tool",
-        old="        if isinstance(tool, str) and tool in gathered:\n"
-        "            gathered[tool].append(result)",
-        new="        for name in gathered:\n            gathered[name].append(result)",
+        found="any(isinstance(e.action, ToolAction) and isinstance(e.result, str)"
+        " and expected.contains in e.result for e in run.events)",
         catches=(TRUTH, INDEPENDENCE),
     ),
-    PlantedBug(
+    _result_bug(
         name="result-equality",
-        task="results",
         mistake="requires a result to equal the substring",
-        old="return contains in joined",
-        new="return contains in results",
+        found="any(isinstance(e.action, ToolAction) and e.action.tool == expected.tool"
+        " and e.result == expected.contains for e in run.events)",
         catches=(TRUTH,),
     ),
-    PlantedBug(
+    _result_bug(
         name="result-case-insensitive",
-        task="results",
         mistake="matches the result substring ignoring case",
-        old="return contains in joined",
-        new="return contains.lower() in joined.lower()",
+        found="any(isinstance(e.action, ToolAction) and e.action.tool == expected.tool"
+        " and isinstance(e.result, str)"
+        " and expected.contains.lower() in e.result.lower() for e in run.events)",
         catches=(TRUTH,),
     ),
-    PlantedBug(
+    _result_bug(
         name="result-from-response",
-        task="results",
         mistake="searches the model's raw response instead of the tool's result",
-        old="action, result = event.action, event.result",
-        new="action, result = event.action, event.response",
+        found="any(isinstance(e.action, ToolAction) and e.action.tool == expected.tool"
+        " and expected.contains in e.response for e in run.events)",
         catches=(TRUTH,),
     ),
-    PlantedBug(
+    _result_bug(
         name="result-invalid-reply-crashes",
-        task="results",
         mistake="reads event.action.tool without checking there is a tool action,"
         " so an invalid reply (action None) crashes",
-        old="if not isinstance(action, ToolAction) or not isinstance(result, str):",
-        new="if not isinstance(result, str):",
+        found="any(e.action.tool == expected.tool and expected.contains in e.result"
+        " for e in run.events if e.result is not None)",
         catches=(TRUTH,),
     ),
-    PlantedBug(
+    _result_bug(
         name="result-matches-arguments",
-        task="results",
         mistake="searches the tool call's arguments as well as its result",
-        old="gathered[tool].append(result)",
-        new='gathered[tool].append(f"{action.arguments} {result}")',
+        found="any(isinstance(e.action, ToolAction) and e.action.tool == expected.tool"
+        " and isinstance(e.result, str)"
+        ' and expected.contains in f"{e.action.arguments} {e.result}"'
+        " for e in run.events)",
         catches=(TRUTH,),
     ),
     # --- 5 judge effect receipts -------------------------------------------------

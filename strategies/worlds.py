@@ -50,7 +50,7 @@ from strategies.facts import (
 __all__ = [
     "BROAD_EXAMPLES",
     "EXAMPLE_WORLDS",
-    "TEXT_ALPHABET",
+    "HARDENED_GET_ERRORS",
     "examples",
     "file_facts",
     "final_facts",
@@ -61,6 +61,7 @@ __all__ = [
     "receipt_facts",
     "result_facts",
     "texts",
+    "unavailable_worlds",
     "worlds",
 ]
 
@@ -108,7 +109,6 @@ _ARTIFACTS = (
     ("src/app.py", "docs/b.md"),
     ("b.md", "a.md", "日本/c.txt"),
 )
-TEXT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 .,:=-_é日ß"
 
 _EFFECT_TOOLS = ("edit_file", "write_file", "run_command")
 _CALL_ID_STYLES = ("call-{}", "c{}", "call {}", "呼叫-{}")

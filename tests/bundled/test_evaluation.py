@@ -12,6 +12,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -229,6 +230,18 @@ def test_receipt_call_ids_must_be_unique() -> None:
     repeated = (EDIT, ReceiptExpectation("call-1", "run_command", "ok", "status"))
     with pytest.raises(ValueError, match="^receipt call ids must be unique"):
         EvaluationCase("done", receipts=repeated)
+
+
+def test_a_repeat_is_named_by_the_first_value_met_twice() -> None:
+    files = tuple(FileExpectation(path, "x") for path in ("a", "b", "c", "c", "a"))
+    with pytest.raises(ValueError, match="^file paths must be unique: 'c' appears"):
+        EvaluationCase("done", files=files)
+    receipts = tuple(
+        ReceiptExpectation(call_id, "run_command", "ok", "status")
+        for call_id in ("call-1", "call-2", "call-1", "call-2")
+    )
+    with pytest.raises(ValueError, match="call ids must be unique: 'call-1' appears"):
+        EvaluationCase("done", receipts=receipts)
 
 
 def test_result_expectations_may_repeat(tmp_path: Path) -> None:
@@ -665,6 +678,79 @@ def test_an_action_with_a_non_string_tool_is_skipped(tmp_path: Path) -> None:
     events = (AgentEvent(1, "", action, "edited app.py"), EDITED)
     assert result_check(events, "edit_file", "edited", tmp_path).passed
     assert not result_check(events[:1], "edit_file", "edited", tmp_path).passed
+
+
+class _AnyTool:
+    """A forced tool name that claims to equal, and hashes like, every name."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return hash("edit_file")
+
+
+def _forced(tool: object, result: object = "edited app.py") -> AgentEvent:
+    action = ToolAction("edit_file", {})
+    object.__setattr__(action, "tool", tool)
+    return AgentEvent(1, "", action, result)  # type: ignore[arg-type]
+
+
+def _careful_verdicts(events: object, case: EvaluationCase) -> list[bool]:
+    """The rule itself, item by item: tool action, string tool, string result."""
+    items = events if isinstance(events, (tuple, list)) else ()
+    return [
+        any(
+            isinstance(event, AgentEvent)
+            and isinstance(event.action, ToolAction)
+            and isinstance(event.action.tool, str)
+            and event.action.tool == expected.tool
+            and isinstance(event.result, str)
+            and expected.contains in event.result
+            for event in items
+        )
+        for expected in case.results
+    ]
+
+
+_ODD_WORLDS = {
+    "plain": (EDITED, final_event(3, "edited app.py")),
+    "non-string-results": (
+        tool_event(1, "edit_file", b"edited app.py"),
+        tool_event(2, "edit_file", ["edited app.py"]),
+        tool_event(3, "run_command", {"edited app.py": 1}),
+    ),
+    "non-events": (None, "edit_file edited app.py", 3, {"action": None}, EDITED),
+    "non-events-only": (object(), {"tool": "edit_file", "result": "edited app.py"}),
+    "event-lookalike": (
+        SimpleNamespace(action=ToolAction("edit_file", {}), result="edited app.py"),
+    ),
+    "claims-every-name": (_forced(_AnyTool()),),
+    "claims-then-real": (_forced(_AnyTool()), EDITED),
+    "unhashable-tool": (_forced(["edit_file"]), _forced({"t": 1}), EDITED),
+    "unhashable-only": (_forced(["edit_file"]),),
+    "action-not-a-tool-action": (
+        AgentEvent(1, "", "edit_file", "edited app.py"),  # type: ignore[arg-type]
+        AgentEvent(2, "", None, "edited app.py"),
+    ),
+}
+
+
+@pytest.mark.parametrize("tools", [("edit_file",), ("edit_file", "run_command")])
+@pytest.mark.parametrize("world", sorted(_ODD_WORLDS))
+def test_result_checks_follow_the_rule_whatever_the_events_hold(
+    tmp_path: Path, world: str, tools: tuple[str, ...]
+) -> None:
+    """One expected tool or several (two gathering passes), odd items or not."""
+    events = _ODD_WORLDS[world]
+    results = tuple(ResultExpectation(tool, "edited") for tool in tools)
+    results += (ResultExpectation("edit_file", "app.py"),)
+    case = EvaluationCase("done", results=results)
+    run = AgentRun(True, "completed", "done", events)  # type: ignore[arg-type]
+    report = evaluate_run(run, workspace_at(tmp_path), ReceiptStore(), case)
+    assert [check.passed for check in report.checks[1:]] == _careful_verdicts(
+        events, case
+    )
 
 
 def _naive_results(run: AgentRun, case: EvaluationCase) -> list[bool]:

@@ -341,3 +341,160 @@ def test_short_writes_are_completed_and_failed_writes_reported(
     with pytest.raises(AgentError, match="could not append receipt log: No space"):
         store.put(EDIT)
     assert store.get("call-1") is None
+
+
+# --- loading judges every line exactly as from_dict does -----------------------
+#
+# Loading a log takes a quicker path than from_dict for lines that are plainly
+# good; these pin that both give the same receipt, or the same refusal.
+
+
+def _line_for(payload: dict[str, Any], *, digest: str | None = None) -> bytes:
+    """A log line for ``payload``, signed with its digest unless one is given."""
+    if digest is None:
+        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(canonical.encode()).hexdigest()
+    return (json.dumps({"receipt_id": digest, **payload}) + "\n").encode()
+
+
+def _payload(**changes: Any) -> dict[str, Any]:
+    payload = {k: v for k, v in EDIT.to_dict().items() if k != "receipt_id"}
+    payload.update(changes)
+    return payload
+
+
+def _loaded(tmp_path: Path, line: bytes) -> EffectReceipt | None:
+    log = tmp_path / "receipts.jsonl"
+    log.write_bytes(line)
+    receipts = list(ReceiptStore(log)._receipts.values())
+    assert len(receipts) == 1
+    return receipts[0]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        _payload(tool_call_id=""),
+        _payload(tool=7),
+        _payload(exit_state="maybe"),
+        _payload(exit_state=["ok"]),  # unhashable: once a TypeError escaped here
+        _payload(result=None),
+        _payload(arguments=[["path", "a"]]),
+        _payload(changed_artifacts="app.py"),
+        _payload(changed_artifacts=["app.py", 1]),
+    ],
+    ids=[
+        "empty-call-id",
+        "tool-not-string",
+        "exit-state-unknown",
+        "exit-state-list",
+        "result-none",
+        "arguments-list",
+        "artifacts-string",
+        "artifacts-not-strings",
+    ],
+)
+def test_a_signed_but_malformed_line_is_refused_as_from_dict_refuses_it(
+    tmp_path: Path, payload: dict[str, Any]
+) -> None:
+    line = _line_for(payload)
+    with pytest.raises(AgentError) as expected:
+        EffectReceipt.from_dict(json.loads(line))
+    log = tmp_path / "receipts.jsonl"
+    log.write_bytes(line)
+    with pytest.raises(AgentError) as observed:
+        ReceiptStore(log)
+    assert (
+        str(observed.value) == f"could not load receipt log: line 1: {expected.value}"
+    )
+
+
+def test_a_line_with_a_wrong_digest_is_refused_as_from_dict_refuses_it(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "receipts.jsonl"
+    log.write_bytes(_line_for(_payload(), digest="0" * 64))
+    with pytest.raises(AgentError, match="^could not load receipt log: line 1: "):
+        ReceiptStore(log)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"path": "app.py", "content": "x"},  # top-level keys out of order
+        {"a": {"z": 1, "b": 2}},  # a nested object out of order
+        {"a": [{"y": 1, "x": 2}]},  # an object in a list out of order
+        {"a": [{"x": [1, {"p": None, "q": True}]}], "b": {"c": "{"}},  # all sorted
+        {"content": "{ not an object }", "path": "app.py"},  # "{" in a string
+        {"n": [1.5, -0.0, 10**30, float("inf"), "NaN-free"]},
+        {"text": "é \ud800 \u2028", "argv": ["python3", "-c", "print(1)"]},
+        # json.loads gives one shared NaN object, so from_dict's copy equals it.
+        {"x": float("nan")},
+    ],
+    ids=[
+        "top-unsorted",
+        "nested-unsorted",
+        "in-list-unsorted",
+        "nested-sorted",
+        "brace-in-string",
+        "numbers",
+        "escapes",
+        "nan",
+    ],
+)
+def test_a_good_line_loads_as_the_same_receipt_from_dict_gives(
+    tmp_path: Path, arguments: dict[str, Any]
+) -> None:
+    """Same fields, same types, same key order (from_dict's copy sorts keys)."""
+    payload = _payload(arguments=arguments)
+    line = _line_for(payload)
+    expected = EffectReceipt.from_dict(json.loads(line))
+    loaded = _loaded(tmp_path, line)
+    assert loaded == expected
+    assert repr(loaded) == repr(expected)
+    assert json.dumps(loaded.to_dict()) == json.dumps(expected.to_dict())
+    assert loaded.receipt_id == expected.receipt_id
+
+
+def test_a_line_the_quick_path_cannot_encode_still_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nesting near the recursion limit can stop an encoder; from_dict decides."""
+
+    def too_deep(value: object) -> str:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(receipts_module, "_canonical_parsed", too_deep)
+    assert _loaded(tmp_path, EDIT_LINE) == EDIT
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"  " + EDIT_LINE, EDIT_LINE.replace(b"\n", b" \t\n")],
+    ids=["leading-space", "trailing-space"],
+)
+def test_whitespace_around_a_line_is_json_whitespace(
+    tmp_path: Path, line: bytes
+) -> None:
+    assert _loaded(tmp_path, line) == EDIT
+
+
+def test_loaded_arguments_belong_to_the_receipt_alone(tmp_path: Path) -> None:
+    log = tmp_path / "receipts.jsonl"
+    log.write_bytes(COMMAND_LINE)
+    first, second = ReceiptStore(log).get("call-2"), ReceiptStore(log).get("call-2")
+    assert first is not None and second is not None
+    first.arguments["argv"].append("--changed")
+    assert second.arguments == COMMAND.arguments
+
+
+@pytest.mark.parametrize(
+    "line",
+    [EDIT_LINE.rstrip() + b" x\n", EDIT_LINE.rstrip() + EDIT_LINE],
+    ids=["trailing-text", "two-objects"],
+)
+def test_text_after_a_line_s_object_is_not_json(tmp_path: Path, line: bytes) -> None:
+    log = tmp_path / "receipts.jsonl"
+    log.write_bytes(line)
+    with pytest.raises(AgentError, match="line 1 is not valid JSON"):
+        ReceiptStore(log)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, note
+from hypothesis import example, given, note
 from hypothesis import strategies as st
 
 from strategies.build import materialise
 from strategies.facts import World, describe, truth
 from strategies.lessons import call_target, fail, report_view
 from strategies.verdicts import assert_truth, rows_without_tree, shown_row
-from strategies.worlds import examples, log_facts, worlds
+from strategies.worlds import EXAMPLE_WORLDS, examples, log_facts, worlds
 
 EVALUATE = "evaluate_run(run, workspace, receipts, case)"
 
@@ -52,7 +52,16 @@ _STORE_PAIRS = st.builds(
 )
 
 
+def _in_memory(name: str, location: str) -> tuple[World, World]:
+    world = EXAMPLE_WORLDS[name]
+    memory = replace(world, log=replace(world.log, store="memory", tamper="none"))
+    return _as_path_store(memory, location)
+
+
 @pytest.mark.invariant("store-kinds")
+@example(pair=_in_memory("everything at once", "beside"))
+@example(pair=_in_memory("final incomplete_without_final", "inside"))
+@example(pair=_in_memory("receipt absent", "inside"))
 @given(pair=_STORE_PAIRS)
 def test_memory_and_path_stores_give_the_same_report(target, pair) -> None:
     """The same receipts give the same report whether the store is in memory or
