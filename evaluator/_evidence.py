@@ -33,10 +33,11 @@ import os
 import stat
 from pathlib import PurePath
 
+from ._bounded import read_at_most
+
 #: Smallest read budget; the same figure as the default ``max_file_bytes``.
 WINDOW_BYTES = 64 * 1024
 
-_CHUNK_BYTES = 64 * 1024
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
@@ -80,7 +81,7 @@ def observe_text(root: PurePath, target: PurePath, expected_bytes: int) -> str |
     budget = read_budget(expected_bytes)
     descriptor = _open_regular(root, parts)
     try:
-        data = _read_at_most(descriptor, budget + 1)
+        data = read_at_most(descriptor, budget + 1)
     except OSError as error:
         raise EvidenceUnavailable(f"could not read {_shown(parts)}: {error}") from error
     finally:
@@ -174,15 +175,3 @@ def _open_last(directory: int, parts: tuple[str, ...]) -> int:
     finally:
         if not handed_over:
             os.close(descriptor)
-
-
-def _read_at_most(descriptor: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    remaining = limit
-    while remaining > 0:
-        chunk = os.read(descriptor, min(remaining, _CHUNK_BYTES))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._bounded import read_at_most
 from .protocol import AgentError
 
 _EXIT_STATES = frozenset({"ok", "error"})
@@ -41,7 +42,6 @@ _CONTAINER_TYPES = frozenset({dict, list})
 # receipt is at most a few write-sized strings), far below what would exhaust
 # memory when a huge or sparse file sits at the log path.
 _MAX_LOG_BYTES = 64 * 1024 * 1024
-_CHUNK_BYTES = 1024 * 1024
 
 # Like Path.exists(): a path that cannot be reached is a log that does not exist.
 _ABSENT_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
@@ -360,7 +360,7 @@ def _read_log(path: Path) -> str | None:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
             raise AgentError("could not load receipt log: it is not a regular file")
-        data = _read_at_most(descriptor, _MAX_LOG_BYTES + 1)
+        data = read_at_most(descriptor, _MAX_LOG_BYTES + 1)
     except OSError as error:
         raise AgentError(f"could not load receipt log: {error.strerror}") from error
     finally:
@@ -370,18 +370,6 @@ def _read_log(path: Path) -> str | None:
             f"could not load receipt log: it exceeds {_MAX_LOG_BYTES} bytes"
         )
     return data.decode("utf-8")
-
-
-def _read_at_most(descriptor: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    remaining = limit
-    while remaining > 0:
-        chunk = os.read(descriptor, min(remaining, _CHUNK_BYTES))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
 
 
 def _append(path: Path, data: bytes) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._bounded import read_at_most
 from .protocol import AgentError, ToolAction, check_arguments
 from .receipts import EffectReceipt, ReceiptStore
 
@@ -489,15 +490,7 @@ def _read_regular(path: Path, limit: int) -> bytes:
         try:
             if not stat.S_ISREG(os.fstat(descriptor).st_mode):
                 raise AgentError("path is not a regular file")
-            chunks: list[bytes] = []
-            remaining = limit + 1
-            while remaining > 0:
-                chunk = os.read(descriptor, remaining)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                remaining -= len(chunk)
-            return b"".join(chunks)
+            return read_at_most(descriptor, limit + 1)
         finally:
             os.close(descriptor)
     except OSError as error:
