@@ -4,7 +4,10 @@
 symlinks: its kind, mode and modification time, a regular file's bytes, a
 symlink's target. Two snapshots are equal exactly when nothing was created,
 removed, written, touched or re-pointed (access times are left out: reading
-is allowed to change them).
+is allowed to change them). It serves the hostile worlds too: it opens
+nothing but regular files, compares a sparse file larger than 64 MiB by size
+and blocks instead of reading it, and walks through directory descriptors,
+so trees deeper than PATH_MAX stay in reach.
 
 `object_state` records the run, the workspace's modified files and state,
 the store's state and the approvals asked for, as deep copies compared
@@ -45,27 +48,61 @@ SPIED_WORKSPACE_METHODS = (
 SPIED_STORE_METHODS = ("put",)
 
 
-def _entry(path: Path) -> Entry:
-    info = os.lstat(path)
+#: Regular files up to this size are kept whole; larger ones (the sparse GiB
+#: files of hostile worlds) are compared by size, allocated blocks and
+#: modification time, which a write or a truncation changes.
+_WHOLE_LIMIT = 64 * 1024 * 1024
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+_SPECIAL_KINDS = {
+    stat.S_IFIFO: "FIFO",
+    stat.S_IFSOCK: "socket",
+    stat.S_IFCHR: "character device",
+    stat.S_IFBLK: "block device",
+}
+
+
+def _entry(name: str, dir_fd: int | None) -> Entry:
+    """One entry, read through its directory's descriptor and never followed.
+
+    Only regular files are opened: a FIFO, socket or device is stat'ed, so
+    the snapshot itself cannot block, and descriptor-relative names keep
+    trees deeper than PATH_MAX within reach.
+    """
+    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     mode = info.st_mode
+    # Modification times catch a write that restores the bytes and (for a
+    # directory) an entry created and removed again; access times are left
+    # out, since reading is allowed to change them.
+    changed = info.st_mtime_ns
     if stat.S_ISLNK(mode):
-        return ("symlink", os.readlink(path))
-    if stat.S_ISREG(mode):
-        return ("file", stat.S_IMODE(mode), info.st_mtime_ns, path.read_bytes())
+        return ("symlink", os.readlink(name, dir_fd=dir_fd))
     if stat.S_ISDIR(mode):
-        return ("directory", stat.S_IMODE(mode), info.st_mtime_ns)
-    if stat.S_ISFIFO(mode):
-        return ("fifo", stat.S_IMODE(mode), info.st_mtime_ns)
-    return ("other", mode, info.st_mtime_ns)
+        return ("directory", stat.S_IMODE(mode), changed)
+    if not stat.S_ISREG(mode):
+        kind = _SPECIAL_KINDS.get(stat.S_IFMT(mode), "special file")
+        return (kind, stat.S_IMODE(mode), changed, info.st_rdev)
+    if info.st_size > _WHOLE_LIMIT:
+        return ("large file", stat.S_IMODE(mode), changed, info.st_size, info.st_blocks)
+    chunks = []
+    handle = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+    try:
+        while chunk := os.read(handle, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(handle)
+    return ("file", stat.S_IMODE(mode), changed, b"".join(chunks))
 
 
-def tree_snapshot(top: Path) -> dict[str, Entry]:
+def tree_snapshot(top: Path | str) -> dict[str, Entry]:
     """Every path under `top` (and `top` itself, as "."), never following links."""
-    entries = {".": _entry(top)}
-    for directory, dirnames, filenames in os.walk(top, followlinks=False):
+    top = os.fspath(top)
+    entries = {".": _entry(top, None)}
+    for directory, dirnames, filenames, dir_fd in os.fwalk(top, follow_symlinks=False):
+        relative = os.path.relpath(directory, top)
         for name in (*dirnames, *filenames):
-            path = Path(directory) / name
-            entries[path.relative_to(top).as_posix()] = _entry(path)
+            key = os.path.normpath(os.path.join(relative, name))
+            entries[key] = _entry(name, dir_fd)
     return entries
 
 
@@ -76,6 +113,8 @@ def _what_changed(before: Entry, after: Entry) -> str:
         return f"re-pointed from {before[1]!r} to {after[1]!r}"
     if before[0] == "file" and before[3] != after[3]:
         return f"bytes changed from {_bytes(before[3])} to {_bytes(after[3])}"
+    if before[0] == "large file" and before[3:] != after[3:]:
+        return f"size or blocks changed from {before[3:]} to {after[3:]}"
     if before[1] != after[1]:
         return "mode changed"
     if before[0] == "directory":

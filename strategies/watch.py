@@ -1,16 +1,13 @@
-"""Watching one evaluate_run: a deadline, a byte snapshot, and what it opened.
+"""Watching one evaluate_run: a deadline, and what it opened.
 
-Three instruments for the hardened properties (tests/invariants/test_hostile.py
-and test_audit.py), none tied to one implementation:
+Two instruments for the hardened properties (tests/invariants/test_hostile.py
+and test_audit.py), none tied to one implementation; the byte snapshot they
+also take is `strategies.snapshot`'s, the one the read-only invariants use:
 
 * `call_with_deadline` runs a call in a worker thread and gives up after a
   few seconds, so a FIFO opened for reading fails one example instead of
   hanging pytest; it then opens the world's FIFOs for writing, which lets a
   blocked reader return and the thread finish.
-* `hostile_snapshot` records every entry below a directory without opening
-  anything but small regular files: FIFOs, sockets and devices are only
-  stat'ed, sparse GiB files are compared by size, blocks and times, and trees
-  deeper than PATH_MAX are walked through directory descriptors.
 * `AccessRecorder` installs one process-wide audit hook (hooks cannot be
   removed) that records only in a thread that armed it: every path opened,
   listed or scanned, resolved to what the call would reach (a descriptor-
@@ -24,9 +21,7 @@ run through a small pytest plugin object (no import of pytest here).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-import stat
 import sys
 import threading
 import time
@@ -43,9 +38,8 @@ __all__ = [
     "FiguresReporter",
     "Outcome",
     "call_with_deadline",
-    "snapshot_changes",
-    "hostile_snapshot",
     "report_figures",
+    "reported_figures",
     "short_unless_thorough",
 ]
 
@@ -133,66 +127,6 @@ def _unblock(worker: threading.Thread, fifos: list[Path]) -> None:
             except OSError:
                 pass
         worker.join(0.05)
-
-
-# --- the byte snapshot ---
-
-#: Regular files up to this size are hashed; larger ones (sparse GiB files)
-#: are compared by size, allocated blocks and modification time.
-_HASH_LIMIT = 64 * 1024 * 1024
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-Snapshot = dict[str, tuple[Any, ...]]
-
-
-def hostile_snapshot(base: Path | str) -> Snapshot:
-    """Every entry below `base`, keyed by relative path, with what it holds."""
-    base = os.fspath(base)
-    facts: Snapshot = {".": _entry(base, None)}
-    for directory, dirs, files, dir_fd in os.fwalk(base, follow_symlinks=False):
-        relative = os.path.relpath(directory, base)
-        for name in (*dirs, *files):
-            key = os.path.normpath(os.path.join(relative, name))
-            facts[key] = _entry(name, dir_fd)
-    return facts
-
-
-def _entry(name: str, dir_fd: int | None) -> tuple[Any, ...]:
-    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    mode = info.st_mode
-    kind = stat.S_IFMT(mode)
-    # Modification times catch a write that restores the bytes, and (for a
-    # directory) an entry created and removed again; access times are left
-    # out, since reading is allowed.
-    changed = info.st_mtime_ns
-    if stat.S_ISLNK(mode):
-        return ("symlink", os.readlink(name, dir_fd=dir_fd))
-    if stat.S_ISDIR(mode):
-        return ("directory", stat.S_IMODE(mode), changed)
-    if not stat.S_ISREG(mode):  # FIFO, socket, device: never opened
-        return ("special", kind, stat.S_IMODE(mode), info.st_rdev, changed)
-    if info.st_size > _HASH_LIMIT:
-        return ("large file", info.st_size, info.st_blocks, changed)
-    digest = hashlib.sha256()
-    handle = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
-    try:
-        while chunk := os.read(handle, 1 << 20):
-            digest.update(chunk)
-    finally:
-        os.close(handle)
-    return ("file", info.st_size, stat.S_IMODE(mode), changed, digest.hexdigest())
-
-
-def snapshot_changes(before: Snapshot, after: Snapshot) -> list[str]:
-    """What differs between two snapshots, one line per entry, sorted."""
-    changes = [f"created {key}" for key in sorted(after.keys() - before.keys())]
-    changes += [f"removed {key}" for key in sorted(before.keys() - after.keys())]
-    changes += [
-        f"changed {key}: {before[key][0]} -> {after[key][0]}"
-        for key in sorted(before.keys() & after.keys())
-        if before[key] != after[key]
-    ]
-    return changes
 
 
 # --- what a call opened ---
@@ -571,6 +505,13 @@ def report_figures(config: Any, figures: Figures) -> None:
         config.pluginmanager.register(reporter, _REPORTER_NAME)
     if figures not in reporter.figures:
         reporter.figures.append(figures)
+
+
+def reported_figures(config: Any, title: str, names: tuple[str, ...]) -> Figures:
+    """New figures counting each of `names` from zero, printed at the end of the run."""
+    figures = Figures(title, counts=dict.fromkeys(names, 0))
+    report_figures(config, figures)
+    return figures
 
 
 #: Examples per hardened property outside the `thorough` profile.

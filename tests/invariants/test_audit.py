@@ -35,7 +35,6 @@ from strategies.hostile import (
     LogHazard,
     build_world,
     hostile_worlds,
-    make_assets,
     secret_links,
 )
 from strategies.lessons import InvariantFailure, fail, report_view
@@ -45,38 +44,28 @@ from strategies.watch import (
     AccessRecorder,
     Figures,
     call_with_deadline,
-    report_figures,
+    reported_figures,
     short_unless_thorough,
 )
 
 
 @pytest.fixture(scope="session")
-def audit_assets(tmp_path_factory: pytest.TempPathFactory) -> HostileAssets:
-    """The million-line and long-line logs, written once per session."""
-    return make_assets(tmp_path_factory.mktemp("audit-assets"))
-
-
-@pytest.fixture(scope="session")
 def audit_figures(pytestconfig: pytest.Config) -> Figures:
-    figures = Figures(
+    return reported_figures(
+        pytestconfig,
         "audit",
-        counts=dict.fromkeys(
-            (
-                "worlds",
-                "paths opened",
-                "opened outside root and log",
-                "secrets opened",
-                "processes",
-                "network uses",
-                "filesystem changes",
-                "secret links passed",
-                "hangs or exceptions (judged elsewhere)",
-            ),
-            0,
+        (
+            "worlds",
+            "paths opened",
+            "opened outside root and log",
+            "secrets opened",
+            "processes",
+            "network uses",
+            "filesystem changes",
+            "secret links passed",
+            "hangs or exceptions (judged elsewhere)",
         ),
     )
-    report_figures(pytestconfig, figures)
-    return figures
 
 
 # Built once: a strategy built inside the composite would be rebuilt (and its
@@ -165,7 +154,7 @@ def judge_access(
 @given(world=audited_worlds())
 def test_evaluation_opens_nothing_outside_the_root_and_the_log(
     target: Target,
-    audit_assets: HostileAssets,
+    hostile_assets: HostileAssets,
     audit_figures: Figures,
     world: HostileWorld,
 ) -> None:
@@ -180,7 +169,7 @@ def test_evaluation_opens_nothing_outside_the_root_and_the_log(
     exists; one that starts processes or opens sockets is not read-only.
     """
     note(world.describe())
-    judge_access(target, world, audit_assets, audit_figures)
+    judge_access(target, world, hostile_assets, audit_figures)
 
 
 # --- the property fails on planted bugs -------------------------------------------
@@ -246,7 +235,7 @@ PLANTED = {
 @pytest.mark.invariant("confinement")
 @pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_confinement_property_catches_a_planted_bug(
-    target: Target, audit_assets: HostileAssets, bug: str
+    target: Target, hostile_assets: HostileAssets, bug: str
 ) -> None:
     """The confinement property fails on an evaluator that reaches outside the root.
 
@@ -255,13 +244,13 @@ def test_confinement_property_catches_a_planted_bug(
     """
     before, message = PLANTED[bug]
     with pytest.raises(InvariantFailure, match=message):
-        judge_access(_planted(target, before), _SECRET_WORLD, audit_assets)
+        judge_access(_planted(target, before), _SECRET_WORLD, hostile_assets)
 
 
 @pytest.mark.hardened
 @pytest.mark.invariant("confinement")
 def test_confinement_property_catches_a_passed_secret_link(
-    target: Target, audit_assets: HostileAssets
+    target: Target, hostile_assets: HostileAssets
 ) -> None:
     """The confinement property fails on an evaluator whose file check passes a
     symlink to a secret that holds the expected text.
@@ -282,4 +271,4 @@ def test_confinement_property_catches_a_passed_secret_link(
     names = types.MappingProxyType({**target.names, "evaluate_run": evaluate})
     planted = dataclasses.replace(target, names=names)
     with pytest.raises(InvariantFailure, match="a symlink out of the root"):
-        judge_access(planted, _SECRET_WORLD, audit_assets)
+        judge_access(planted, _SECRET_WORLD, hostile_assets)

@@ -32,19 +32,17 @@ from strategies.hostile import (
     LogHazard,
     build_world,
     hostile_worlds,
-    make_assets,
     trap_examples,
 )
 from strategies.lessons import InvariantFailure, fail, report_view
+from strategies.snapshot import tree_changes, tree_snapshot
 from strategies.target import Target
 from strategies.watch import (
     HANG_SECONDS,
     Figures,
     call_with_deadline,
-    hostile_snapshot,
-    report_figures,
+    reported_figures,
     short_unless_thorough,
-    snapshot_changes,
 )
 
 EVALUATE = "evaluate_run(run, workspace, receipts, case)"
@@ -73,29 +71,19 @@ HINTS = {
 
 
 @pytest.fixture(scope="session")
-def hostile_assets(tmp_path_factory: pytest.TempPathFactory) -> HostileAssets:
-    """The million-line and long-line logs, written once per session."""
-    return make_assets(tmp_path_factory.mktemp("hostile-assets"))
-
-
-@pytest.fixture(scope="session")
 def hostile_figures(pytestconfig: pytest.Config) -> Figures:
-    figures = Figures(
+    return reported_figures(
+        pytestconfig,
         "hostile worlds",
-        counts=dict.fromkeys(
-            (
-                "tried",
-                "exceptions",
-                "documented ValueErrors",
-                "hangs",
-                "bytes changed",
-                "wrong verdicts",
-            ),
-            0,
+        (
+            "tried",
+            "exceptions",
+            "documented ValueErrors",
+            "hangs",
+            "bytes changed",
+            "wrong verdicts",
         ),
     )
-    report_figures(pytestconfig, figures)
-    return figures
 
 
 def judge_hostile_world(
@@ -116,7 +104,7 @@ def judge_hostile_world(
     figures.saw(f"log:{world.log.kind}")
     with tempfile.TemporaryDirectory(prefix="day7-hostile-") as scratch:
         built = build_world(target, world, Path(scratch), assets)
-        before = hostile_snapshot(scratch)
+        before = tree_snapshot(scratch)
         outcome = call_with_deadline(
             lambda: target.evaluate_run(
                 built.run, built.workspace, built.store, built.case
@@ -124,7 +112,7 @@ def judge_hostile_world(
             seconds=seconds,
             fifos=built.fifos,
         )
-        changes = snapshot_changes(before, hostile_snapshot(scratch))
+        changes = tree_changes(before, tree_snapshot(scratch))
 
     if outcome.hung:
         figures.add("hangs")
@@ -336,5 +324,5 @@ def test_hostile_property_catches_a_change(target: Target, hostile_assets) -> No
     """
     planted = _planted(target, _touching(target))
     world = HostileWorld("done", "text", (), (), LogHazard("missing"))
-    with pytest.raises(InvariantFailure, match="created root/.evaluation-cache"):
+    with pytest.raises(InvariantFailure, match="root/.evaluation-cache was created"):
         judge_hostile_world(planted, world, hostile_assets)
