@@ -540,6 +540,11 @@ class BuiltWorld:
     secrets: list[Path] = field(default_factory=list)  # outside the root
     log: Path | None = None
 
+    @property
+    def args(self) -> tuple[Any, Any, Any, Any]:
+        """The arguments of ``evaluate_run``, in order."""
+        return (self.run, self.workspace, self.store, self.case)
+
 
 def build_world(
     target: Target, world: HostileWorld, base: Path, assets: HostileAssets

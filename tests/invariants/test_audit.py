@@ -101,9 +101,7 @@ def judge_access(
     with tempfile.TemporaryDirectory(prefix="day7-audit-") as scratch:
         built = build_world(target, world, Path(scratch), assets)
         outcome = call_with_deadline(
-            lambda: target.evaluate_run(
-                built.run, built.workspace, built.store, built.case
-            ),
+            lambda: target.evaluate_run(*built.args),
             seconds=seconds,
             fifos=built.fifos,
             inside=recorder.armed,

@@ -106,9 +106,7 @@ def judge_hostile_world(
         built = build_world(target, world, Path(scratch), assets)
         before = tree_snapshot(scratch)
         outcome = call_with_deadline(
-            lambda: target.evaluate_run(
-                built.run, built.workspace, built.store, built.case
-            ),
+            lambda: target.evaluate_run(*built.args),
             seconds=seconds,
             fifos=built.fifos,
         )
