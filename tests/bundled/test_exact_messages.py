@@ -42,7 +42,7 @@ def _valid_arguments(root: Path) -> list[object]:
     return [run, Workspace(ToolPolicy(root)), ReceiptStore(), EvaluationCase("done")]
 
 
-@pytest.mark.parametrize(("position", "named"), enumerate(ARGUMENTS))
+@pytest.mark.parametrize(("position", "named"), list(enumerate(ARGUMENTS)))
 def test_a_wrong_argument_is_refused_by_its_name_and_what_it_got(
     tmp_path: Path, position: int, named: tuple[str, str]
 ) -> None:
