@@ -24,7 +24,7 @@ __all__ = [
     "bad_paths",
     "example_invalid_specs",
     "example_valid_specs",
-    "hardened_invalid_specs",
+    "wrong_type_specs",
     "blank_strings",
     "invalid_specs",
     "normalisable_paths",
@@ -347,7 +347,7 @@ def example_invalid_specs() -> list[Spec]:
     ]
 
 
-# --- hardened: values of the wrong type ---------------------------------------------
+# --- values of the wrong type ---------------------------------------------
 
 _NON_STRINGS: tuple[tuple[str, object], ...] = (
     ("None", None),
@@ -366,8 +366,14 @@ def _non_string_spec(name: str, shown: str, value: object) -> Spec:
     )
 
 
-def hardened_invalid_specs() -> list[Spec]:
-    """Wrong types the contract's annotations exclude (hardened level)."""
+def wrong_type_specs() -> list[Spec]:
+    """Values of a type the contract's annotations exclude, one per field.
+
+    The contract's list of rejections names blank strings and bad paths; its
+    annotations (``content: str``, ``changed_artifacts: tuple[str, ...]``)
+    exclude the rest, and the course's reference refuses each of these with a
+    ValueError naming the field, so they hold at the course level too.
+    """
     specs = [
         _non_string_spec(name, shown, value)
         for name in BLANK_FIELDS
@@ -432,7 +438,19 @@ def _valid_strings(inner: str) -> list[ValidSpec]:
     ]
 
 
-_ODD_NAMES = ("a/..b", "...", "..a", "a..", ".hidden", "a/.b", "a b/c d.txt", "日本/é")
+# "cafe\u0301" spells é as e + a combining accent: a path is kept byte for
+# byte, never Unicode-normalised (NFC would name another file).
+_ODD_NAMES = (
+    "a/..b",
+    "...",
+    "..a",
+    "a..",
+    ".hidden",
+    "a/.b",
+    "a b/c d.txt",
+    "日本/é",
+    "cafe\u0301.txt",
+)
 
 
 def _valid_file(path: str, content: str) -> ValidSpec:
@@ -440,8 +458,8 @@ def _valid_file(path: str, content: str) -> ValidSpec:
         f"FileExpectation({path!r}, {content!r})",
         lambda t: t.FileExpectation(path, content),
         (("path", path), ("content", content)),
-        "a relative path whose names merely contain dots is valid, and content"
-        " may be empty or blank",
+        "a relative path whose names merely contain dots, spaces or any Unicode"
+        " is valid and kept as written, and content may be empty or blank",
     )
 
 

@@ -364,6 +364,8 @@ RESULT_FAIL_KINDS = (
     "absent",
     "other_tool",
     "tool_case_changed",
+    "tool_prefix",
+    "tool_extended",
     "response_only",
     "arguments_only",
     "invalid_event",
@@ -444,6 +446,12 @@ def _result_events(fact: ResultFact) -> list[EventSpec]:
         return [_tool_event(fact.other_tool, holding)]
     if kind == "tool_case_changed":
         return [_tool_event(tool.upper(), holding)]
+    # A tool name that holds, or is held by, the expected one: only an exact
+    # comparison tells them apart (`in` passes one or the other).
+    if kind == "tool_prefix":
+        return [_tool_event(tool[:-1], holding)]
+    if kind == "tool_extended":
+        return [_tool_event(tool + "s", holding)]
     if kind == "response_only":
         return [_tool_event(tool, plain, response=f"I call {tool} for {marker}")]
     if kind == "arguments_only":
@@ -482,6 +490,8 @@ RECEIPT_PASS_KINDS = ("match", "match_spelled")
 RECEIPT_FAIL_KINDS = (
     "tool",
     "tool_case",
+    "tool_prefix",
+    "tool_extended",
     "exit_state",
     "result",
     "result_case",
@@ -581,6 +591,10 @@ def receipt_expectation(
         tool = _other(_EFFECT_TOOLS + TOOLS, tool)
     elif kind == "tool_case":
         tool = tool.upper()
+    elif kind == "tool_prefix":
+        tool = tool[:-1]
+    elif kind == "tool_extended":
+        tool = tool + "s"
     elif kind == "exit_state":
         exit_state = _other(("ok", "error"), exit_state)
     elif kind == "result":

@@ -165,6 +165,9 @@ RESULT_WORDS = {
     "absent": "a {tool} event whose result does not hold the substring",
     "other_tool": "the substring only in the result of a {other} event",
     "tool_case_changed": "the substring only in the result of a {upper} event",
+    "tool_prefix": "the substring only in the result of an event whose tool is"
+    " {tool} without its last letter",
+    "tool_extended": "the substring only in the result of a {tool}s event",
     "response_only": "a {tool} event with the substring in its response, not its"
     " result",
     "arguments_only": "a {tool} event with the substring in its arguments, not"
@@ -185,6 +188,8 @@ RESULT_HINTS = {
     "absent": "the substring must occur in the result of an event with the tool",
     "other_tool": "the event must have exactly the expected tool",
     "tool_case_changed": "tool names are compared exactly, case included",
+    "tool_prefix": "compare tool names with ==, not `in`",
+    "tool_extended": "compare tool names with ==, not `in` or startswith",
     "response_only": "search event.result, not event.response",
     "arguments_only": "search event.result, not the action's arguments",
     "invalid_event": "only events whose action is a ToolAction with the tool count",
@@ -198,6 +203,8 @@ RECEIPT_WORDS = {
     " changed artifacts spelled unnormalised (./a, a//b)",
     "tool": "the expectation names another tool",
     "tool_case": "the expectation names the tool in upper case",
+    "tool_prefix": "the expectation names the receipt's tool without its last letter",
+    "tool_extended": "the expectation names the receipt's tool with an 's' added",
     "exit_state": "the expectation has the other exit state",
     "result": "the expectation's result substring is not in the stored result",
     "result_case": "the expectation's result substring occurs only in another case",
@@ -221,6 +228,8 @@ RECEIPT_HINTS = {
     " normalised tuple",
     "tool": "the receipt's tool must equal the expected tool",
     "tool_case": "the receipt's tool must equal the expected tool exactly",
+    "tool_prefix": "compare the receipt's tool with ==, not `in`",
+    "tool_extended": "compare the receipt's tool with ==, not `in` or startswith",
     "exit_state": "the receipt's exit_state must equal the expected one",
     "result": "result_contains must occur in the receipt's result",
     "result_case": "the result substring test is case-sensitive",
