@@ -203,6 +203,30 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(SPEC_REFUSED,),
     ),
     PlantedBug(
+        name="content-type-unchecked",
+        task="case",
+        mistake="accepts file content that is not a string (None, bytes)",
+        old="        if not isinstance(self.content, str):\n",
+        new="        if False:\n",
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="artifact-list-accepted",
+        task="case",
+        mistake="accepts changed artifacts given as a list and quietly makes a tuple",
+        old="        if not isinstance(artifacts, tuple):\n",
+        new="        if not isinstance(artifacts, (tuple, list)):\n",
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
+        name="path-unicode-normalised",
+        task="case",
+        mistake="stores paths in Unicode NFC, renaming a decomposed 'e' + accent",
+        old="    return str(path)\n",
+        new='    return __import__("unicodedata").normalize("NFC", str(path))\n',
+        catches=(SPEC_ACCEPTED,),
+    ),
+    PlantedBug(
         name="results-unique",
         task="case",
         mistake="requires result expectations to name different tools",
@@ -406,6 +430,14 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(TRUTH, INDEPENDENCE),
     ),
     _result_bug(
+        name="result-tool-in",
+        mistake="compares the event's tool with `in`: 'read_fil' counts as read_file",
+        found="any(isinstance(e.action, ToolAction) and e.action.tool in expected.tool"
+        " and isinstance(e.result, str) and expected.contains in e.result"
+        " for e in run.events)",
+        catches=(TRUTH,),
+    ),
+    _result_bug(
         name="result-equality",
         mistake="requires a result to equal the substring",
         found="any(isinstance(e.action, ToolAction) and e.action.tool == expected.tool"
@@ -505,6 +537,14 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(TRUTH,),
     ),
     PlantedBug(
+        name="receipt-tool-in",
+        task="receipts",
+        mistake="compares the receipt's tool with `in`, so edit_files holds edit_file",
+        old="receipt.tool == expected.tool",
+        new="receipt.tool in expected.tool",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
         name="receipt-load-error-escapes",
         task="receipts",
         mistake="lets the error from reloading a tampered log escape",
@@ -588,6 +628,14 @@ BUGS: tuple[PlantedBug, ...] = (
         mistake="leaves out the 'evaluation: PASS' first line",
         old='lines = [f"evaluation: {_verdict(self.passed)}"]',
         new="lines = []",
+        catches=(RENDER,),
+    ),
+    PlantedBug(
+        name="render-trailing-newline",
+        task="report",
+        mistake="ends the rendering with a newline after the last check",
+        old='return "\\n".join(lines)',
+        new='return "\\n".join(lines) + "\\n"',
         catches=(RENDER,),
     ),
     PlantedBug(
