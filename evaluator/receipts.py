@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from ._bounded import read_at_most
-from ._collector import collector_paused
 from .protocol import AgentError
 
 _EXIT_STATES = frozenset({"ok", "error"})
@@ -293,8 +292,7 @@ class ReceiptStore:
             raise ValueError("receipt log path must not contain NUL")
         text = _read_log(self.path)
         if text is not None:
-            with collector_paused():
-                self._load(text)
+            self._load(text)
 
     def _load(self, text: str) -> None:
         for number, line in enumerate(text.splitlines(), start=1):
