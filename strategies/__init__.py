@@ -1,18 +1,24 @@
 """Hypothesis strategies and helpers for verifying any Day 7 evaluator.
 
-The everyday names, re-exported lazily (importing this package imports
-nothing else: Hypothesis loads `strategies._plugin` through an entry point
-while it is itself being imported, so this package must stay light):
+The names the suite's tests (and a lesson's reproduction snippet) import,
+re-exported lazily: importing this package imports nothing else, because
+Hypothesis loads `strategies._plugin` through an entry point while it is
+itself being imported, so this package must stay light.
 
-- `worlds`, `passing_worlds`, `unavailable_worlds`, `EXAMPLE_WORLDS`,
-  `examples` (strategies.worlds): whole neutral worlds that know their truth;
-- `truth`, `describe` (strategies.facts): what a world makes true, in words;
-- `materialise` (strategies.build): a world made real for one target;
-- `perturbations`, `perturbed_worlds` (strategies.perturb);
-- `tree_snapshot`, `tree_changes`, `object_state`, `spy_on`
-  (strategies.snapshot);
-- `invalid_specs`, `valid_specs` (strategies.cases);
-- `assert_truth` (strategies.verdicts).
+Where things live (docs/design.md has the whole map):
+
+- the world and its truth: `World`, `truth`, `describe`, `case_spec`,
+  `world_events` (world.py); the facts and their kinds: `FinalFact`,
+  `FileFact`, `ResultFact`, `ReceiptFact`, `LogFact`, `EventSpec` and the
+  `*_KINDS` tables (finals.py, files.py, results.py, receipts.py, logs.py);
+- drawing: `worlds`, `passing_worlds`, `unavailable_worlds`,
+  `hostile_worlds`, the written-out `EXAMPLE_WORLDS`, `TRAP_WORLDS` and
+  `PASSING_WORLD` (worlds.py); real runs: `Plan` and its steps,
+  `played_worlds`, `WRITTEN_WORLDS` (plans.py); `perturbations` (perturb.py);
+- making and judging: `materialise` (build.py), `evaluate`, `judging`,
+  `assert_truth` (verdicts.py), `judge_hostile`, `judge_access` (hardened.py);
+- lessons and the target: `call_target`, `fail` (lessons.py), `load_target`
+  (target.py).
 """
 
 from __future__ import annotations
@@ -21,33 +27,117 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "EXAMPLE_WORLDS": "worlds",
-    "examples": "worlds",
-    "passing_worlds": "worlds",
-    "unavailable_worlds": "worlds",
-    "worlds": "worlds",
-    "describe": "facts",
-    "truth": "facts",
-    "materialise": "build",
-    "perturbations": "perturb",
-    "perturbed_worlds": "perturb",
-    "object_state": "snapshot",
-    "spy_on": "snapshot",
-    "tree_changes": "snapshot",
-    "tree_snapshot": "snapshot",
-    "invalid_specs": "cases",
-    "valid_specs": "cases",
-    "assert_truth": "verdicts",
+    "strategies.world": (
+        "CaseSpec",
+        "ExpectedCheck",
+        "World",
+        "case_spec",
+        "check_positions",
+        "describe",
+        "truth",
+        "world_events",
+    ),
+    "strategies.kinds": ("Kind", "Kinds", "UnknownKindError"),
+    "strategies.finals": ("FINAL_KINDS", "FinalFact", "final_text"),
+    "strategies.files": ("FILE_KINDS", "FileFact", "file_layout", "spelled"),
+    "strategies.results": ("RESULT_KINDS", "EventSpec", "ResultFact"),
+    "strategies.receipts": ("RECEIPT_KINDS", "ReceiptFact", "receipt_expectation"),
+    "strategies.logs": ("LOG_KINDS", "LogFact"),
+    "strategies.vocabulary": ("EVALUATE", "INCOMPLETE_REASONS", "TOOLS", "marker"),
+    "strategies.draw": (
+        "EXAMPLE_WORLDS",
+        "PASSING_WORLD",
+        "TRAP_WORLDS",
+        "examples",
+        "file_facts",
+        "hostile_worlds",
+        "log_facts",
+        "noise_events",
+        "passing_worlds",
+        "unavailable_worlds",
+        "with_perturbations",
+        "worlds",
+    ),
+    "strategies.plans": (
+        "ALTERNATE_FINAL",
+        "CHAPTER_WORLD",
+        "EFFECTS_WORLD",
+        "RICH_WORLD",
+        "WRITTEN_WORLDS",
+        "Denied",
+        "EditFile",
+        "Invalid",
+        "ListFiles",
+        "Plan",
+        "ReadFile",
+        "Refused",
+        "RunCommand",
+        "SeedFile",
+        "WriteFile",
+        "played_world",
+        "played_worlds",
+        "replay",
+        "stopped",
+        "with_written_worlds",
+        "wrong_facts",
+    ),
+    "strategies.perturb": ("Perturbation", "perturbations", "perturbed_worlds"),
+    "strategies.build": (
+        "Built",
+        "build_in",
+        "make_case",
+        "materialise",
+        "scratch_parent",
+    ),
+    "strategies.verdicts": (
+        "assert_truth",
+        "evaluate",
+        "judged",
+        "judging",
+        "reproduction",
+        "rows_without_tree",
+        "shown_row",
+    ),
+    "strategies.hardened": ("judge_access", "judge_hostile"),
+    "strategies.snapshot": ("object_state", "spy_on", "tree_changes", "tree_snapshot"),
+    "strategies.watch": (
+        "Figures",
+        "call_with_deadline",
+        "reported_figures",
+        "short_unless_thorough",
+    ),
+    "strategies.cases": (
+        "Spec",
+        "ValidSpec",
+        "example_invalid_specs",
+        "example_valid_specs",
+        "invalid_specs",
+        "normalisable_paths",
+        "valid_specs",
+        "wrong_type_specs",
+    ),
+    "strategies.lessons": (
+        "InvariantFailure",
+        "call_target",
+        "expect_error",
+        "fail",
+        "report_view",
+    ),
+    "strategies.target": ("REQUIRED_NAMES", "Target", "load_target"),
+    "strategies.profiles": ("real_runs",),
 }
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
-__all__ = sorted(_HOMES)
+__all__ = sorted(_HOME_OF)
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
+    home = _HOME_OF.get(name)
     if home is None:
         raise AttributeError(f"module 'strategies' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"strategies.{home}"), name)
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # looked up once
+    return value
 
 
 def __dir__() -> list[str]:

@@ -8,7 +8,7 @@ package of that name) simply gets nothing registered.
 
 The strategies here are deliberately small and valid by construction: every
 drawn value is one the bundled evaluator accepts, without filtering on its
-validation. The richer, truth-carrying worlds live in ``strategies.worlds``.
+validation. The richer, truth-carrying worlds live in ``strategies.draw``.
 """
 
 from __future__ import annotations

@@ -1,56 +1,70 @@
-"""Make a neutral world real for one target, inside a fresh temporary directory.
+"""Make a world real for one target, inside a fresh temporary directory.
 
     with materialise(world, target) as built:
-        report = call_target("evaluate_run(...)", target.evaluate_run,
-                             built.run, built.workspace, built.receipts, built.case)
+        report = evaluate(target, built)
 
-Only the target's own Day 1-7 names are used: `ToolPolicy`, `Workspace`,
-`ReceiptStore`, `EffectReceipt`, `AgentEvent`, `AgentRun`, `ToolAction`,
-`FinalAction` and the case types. The receipt log is written by the target's
-`ReceiptStore(path).put(...)` and only then damaged, as bytes.
+The one builder of the suite: drawn, hostile and real-run worlds alike.
+Every call into the target goes through `call_target`, so a Day 1-6 name
+that is missing, raises or hangs becomes a lesson about the substrate, said
+once, instead of an internal error. Only the target's own names are used:
+`ToolPolicy`, `Workspace`, `ReceiptStore`, `EffectReceipt`, `AgentEvent`,
+`AgentRun`, `ToolAction`, `FinalAction`, the case types and, for real runs,
+`AgentLimits`, `ApprovalDecision` and `run_agent`. The receipt log is written
+by the target's `ReceiptStore(path).put(...)` and only then damaged.
 
 The tree, under one fresh directory:
 
-    ws/                the workspace root (file facts; maybe receipts.jsonl)
-    ws/_real/          targets of symlinks that stay inside the root
-    outside/           targets of symlinks that leave the root
+    ws--.../           the workspace root, ROOT_BYTES long (file facts; maybe the log)
+    ws--.../_real/     targets of symlinks that stay inside the root
+    outside/           targets of symlinks that leave the root (secrets)
     logs/receipts.jsonl  the log when it sits beside the root
-
-If the target cannot even build the world (an unfinished Day 1-6 name, a
-valid case refused), that is reported as a lesson, not an internal error.
+    _scratch/          where single log lines are written by the target's store
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+import types
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from strategies.facts import (
+from strategies.files import ROOT_BYTES, SPARSE_SIZES, place_file
+from strategies.finals import final_text
+from strategies.lessons import InvariantFailure, call_target
+from strategies.logs import LOG_KINDS, call_id_of, tamper
+from strategies.plans import (
+    MARKER,
+    SENTINEL,
+    Denied,
+    EditFile,
+    Outcome,
+    Plan,
+    RunCommand,
+    WriteFile,
+    commands,
+    replay,
+    replies,
+)
+from strategies.receipts import Stored, stored_receipt
+from strategies.vocabulary import LOG_NAME, NAME_MAX
+from strategies.world import (
     CaseSpec,
     EventSpec,
-    FileFact,
-    ReceiptFact,
     World,
     case_spec,
     describe,
     extra_receipts,
-    file_layout,
-    final_text,
-    receipt_arguments,
-    receipt_result,
-    stored_artifacts,
     stored_as,
     world_events,
 )
-from strategies.lessons import InvariantFailure
-from strategies.logs import call_id_of, line_through_store, tamper
 
 __all__ = [
     "Built",
@@ -61,7 +75,8 @@ __all__ = [
     "scratch_parent",
 ]
 
-LOG_NAME = "receipts.jsonl"
+MILLION = 1_000_000
+LONG_LINE_BYTES = 2 * (1 << 20)
 
 
 @dataclass
@@ -77,6 +92,10 @@ class Built:
     receipts: Any
     case: Any
     approvals: list[Any] = field(default_factory=list)
+    fifos: list[Path] = field(default_factory=list)  # to unblock a hung reader
+    secrets: list[Path] = field(default_factory=list)  # outside the root
+    model: ScriptedModel | None = None  # a real run's model
+    outcome: Outcome | None = None  # a real run's replayed plan
 
     @property
     def args(self) -> tuple[Any, Any, Any, Any]:
@@ -84,106 +103,99 @@ class Built:
         return self.run, self.workspace, self.receipts, self.case
 
 
-class _BuildFailure(Exception):
-    """The target failed while the world was being built."""
-
-    def __init__(self, step: str, error: BaseException | None, why: str = "") -> None:
-        self.step = step
-        self.error = error
-        self.why = why
-        super().__init__(step)
+def _force(instance: Any, **values: Any) -> Any:
+    """Set fields of a (frozen) dataclass instance past its validation."""
+    for name, value in values.items():
+        object.__setattr__(instance, name, value)
+    return instance
 
 
-def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split())
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+# --- events, run and case ---------------------------------------------------------
 
 
-def _call(step: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    try:
-        return fn(*args, **kwargs)
-    except Exception as error:
-        raise _BuildFailure(step, error) from error
-
-
-# --- files -----------------------------------------------------------------------
-
-
-def _place(fact: FileFact, root: Path, tree: Path) -> None:
-    _, data = file_layout(fact)
-    path = root.joinpath(*fact.parts)
-    kind = fact.kind
-    if kind == "symlinked_parent":
-        real_dir = root / "_real" / f"d{fact.index}"
-        real_dir.mkdir(parents=True)
-        (real_dir / fact.parts[-1]).write_bytes(data)
-        path.parent.parent.mkdir(parents=True, exist_ok=True)
-        path.parent.symlink_to(real_dir, target_is_directory=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "missing":
-        return
-    if kind == "directory":
-        path.mkdir()
-    elif kind == "fifo":
-        os.mkfifo(path)
-    elif kind in ("symlink_inside", "symlink_outside"):
-        real = (
-            root / "_real" / f"f{fact.index}"
-            if kind == "symlink_inside"
-            else tree / "outside" / f"f{fact.index}"
+def _event(target: Any, spec: EventSpec) -> Any:
+    if spec.action == "item":
+        return spec.item
+    action: object = None
+    if spec.action in ("tool", "dict", "lookalike"):
+        action = call_target(
+            "ToolAction(tool, arguments)",
+            target.ToolAction,
+            spec.tool,
+            json.loads(spec.arguments_json),
         )
-        real.parent.mkdir(parents=True, exist_ok=True)
-        real.write_bytes(data)
-        path.symlink_to(real)
-    else:
-        path.write_bytes(data)
-
-
-# --- events, run and case --------------------------------------------------------
+    elif spec.action in ("final", "final_with_result"):
+        action = call_target("FinalAction(final)", target.FinalAction, spec.final)
+    plain = spec.result is None or isinstance(spec.result, str)
+    event = call_target(
+        "AgentEvent(step, response, action, result)",
+        target.AgentEvent,
+        spec.step,
+        spec.response,
+        action,
+        spec.result if plain else "",
+    )
+    if not plain:
+        _force(event, result=spec.result)
+    if spec.action == "dict":
+        _force(event, action={"tool": spec.tool, "arguments": {}})
+    elif spec.action == "lookalike":
+        _force(event, action=types.SimpleNamespace(tool=spec.tool, arguments={}))
+    return event
 
 
 def make_events(target: Any, specs: Sequence[EventSpec]) -> tuple[Any, ...]:
-    """The target's AgentEvents for neutral event specs, in the given order."""
-    events = []
-    for spec in specs:
-        if spec.action == "tool":
-            action = _call(
-                "ToolAction(tool, arguments)",
-                target.ToolAction,
-                spec.tool,
-                json.loads(spec.arguments_json),
-            )
-        elif spec.action == "final":
-            action = _call("FinalAction(final)", target.FinalAction, spec.final)
-        else:
-            action = None
-        events.append(
-            _call(
-                "AgentEvent(step, response, action, result)",
-                target.AgentEvent,
-                spec.step,
-                spec.response,
-                action,
-                spec.result,
-            )
-        )
-    return tuple(events)
+    """The target's AgentEvents (or odd items) for neutral specs, in order."""
+    return tuple(_event(target, spec) for spec in specs)
+
+
+def make_run(target: Any, world: World, events: Sequence[EventSpec]) -> Any:
+    """The target's AgentRun for a drawn world, with the given events."""
+    final, _ = final_text(world.final)
+    made: Sequence[Any] = make_events(target, events)
+    if world.events_as_list:
+        made = list(made)
+    odd = not (final is None or isinstance(final, str))
+    run = call_target(
+        "AgentRun(completed, reason, final, events, modified_files)",
+        target.AgentRun,
+        world.final.completed,
+        world.final.run_reason,
+        "" if odd else final,
+        tuple(made),
+        world.modified_files,
+    )
+    if odd:
+        _force(run, final=final)
+    if world.events_as_list:
+        _force(run, events=made)
+    return run
 
 
 def make_case(target: Any, spec: CaseSpec) -> Any:
     """The target's EvaluationCase for a neutral case spec."""
     files = tuple(
-        _call("FileExpectation(path, content)", target.FileExpectation, path, content)
+        call_target(
+            f"FileExpectation({path!r}, {content!r:.40})",
+            target.FileExpectation,
+            path,
+            content,
+        )
         for path, content in spec.files
     )
     results = tuple(
-        _call("ResultExpectation(tool, contains)", target.ResultExpectation, t, c)
-        for t, c in spec.results
+        call_target(
+            f"ResultExpectation({tool!r}, {contains!r})",
+            target.ResultExpectation,
+            tool,
+            contains,
+        )
+        for tool, contains in spec.results
     )
     receipts = tuple(
-        _call(
-            "ReceiptExpectation(call id, tool, exit state, substring, artifacts)",
+        call_target(
+            f"ReceiptExpectation({call_id!r}, {tool!r}, {exit_state!r},"
+            f" {contains!r}, {artifacts!r})",
             target.ReceiptExpectation,
             call_id,
             tool,
@@ -193,8 +205,8 @@ def make_case(target: Any, spec: CaseSpec) -> Any:
         )
         for call_id, tool, exit_state, contains, artifacts in spec.receipts
     )
-    return _call(
-        "EvaluationCase(final_contains, files, results, receipts)",
+    return call_target(
+        f"EvaluationCase({spec.final_contains!r}, files, results, receipts)",
         target.EvaluationCase,
         spec.final_contains,
         files=files,
@@ -206,23 +218,21 @@ def make_case(target: Any, spec: CaseSpec) -> Any:
 # --- receipts ---------------------------------------------------------------------
 
 
-def _receipt(target: Any, fact: ReceiptFact) -> Any:
-    return _call(
-        "EffectReceipt(...)",
+def _receipt(target: Any, stored: Stored) -> Any:
+    return call_target(
+        "EffectReceipt(tool_call_id, tool, arguments, exit_state, result, artifacts)",
         target.EffectReceipt,
-        fact.call_id,
-        fact.tool,
-        receipt_arguments(fact),
-        fact.exit_state,
-        receipt_result(fact),
-        stored_artifacts(fact),
+        stored.call_id,
+        stored.tool,
+        stored.arguments,
+        stored.exit_state,
+        stored.result,
+        stored.artifacts,
     )
 
 
-def _extra_receipt(target: Any, number: int) -> Any:
-    return _call(
-        "EffectReceipt(...)",
-        target.EffectReceipt,
+def _extra(number: int) -> Stored:
+    return Stored(
         f"extra-{number}",
         "run_command",
         {"argv": ["python", "-c", "print('extra')"]},
@@ -232,10 +242,8 @@ def _extra_receipt(target: Any, number: int) -> Any:
     )
 
 
-def _conflicting(target: Any, call_id: str) -> Any:
-    return _call(
-        "EffectReceipt(...)",
-        target.EffectReceipt,
+def _conflicting(call_id: str) -> Stored:
+    return Stored(
         call_id,
         "write_file",
         {"path": "conflict.txt", "content": "other"},
@@ -245,11 +253,9 @@ def _conflicting(target: Any, call_id: str) -> Any:
     )
 
 
-def _put(store: Any, receipt: Any) -> None:
-    _call("ReceiptStore.put(receipt)", store.put, receipt)
-
-
-def _raising_get(target: Any, name: str) -> Any:
+def _raising_get(target: Any, name: str) -> Callable[[str], Any]:
+    if name == "junk":
+        return lambda call_id: {"tool_call_id": call_id, "tool": "write_file"}
     if name == "AgentError":
         error_type: type[BaseException] = target.AgentError
     elif name == "LookupFailure":
@@ -263,163 +269,397 @@ def _raising_get(target: Any, name: str) -> Any:
     return get
 
 
-def _store(
-    world: World, target: Any, tree: Path, root: Path
-) -> tuple[Any, Path | None]:
+def _line(target: Any, stored: Stored, scratch: Path) -> bytes:
+    """The log line the target's own store writes for one receipt."""
+    scratch.mkdir()
+    try:
+        log = scratch / "scratch.jsonl"
+        store = call_target("ReceiptStore(path)", target.ReceiptStore, log)
+        call_target("ReceiptStore.put(receipt)", store.put, _receipt(target, stored))
+        if not log.exists():
+            raise InvariantFailure(
+                world="",
+                expected="ReceiptStore(path).put(receipt) to append a line to the log",
+                observed="the log file was never created",
+            )
+        return log.read_bytes()
+    finally:
+        shutil.rmtree(scratch)
+
+
+@functools.cache
+def _assets() -> tuple[Path, Path]:
+    """The million-line and long-line logs, written once per process and
+    hard-linked into worlds (same file system as the worlds)."""
+    directory = Path(tempfile.mkdtemp(prefix="day7-assets-", dir=scratch_parent()))
+    import atexit
+
+    atexit.register(shutil.rmtree, directory, True)
+    million = directory / "million-short-lines.jsonl"
+    million.write_bytes(b"{}\n" * MILLION)  # JSON, but not one receipt among them
+    long_line = directory / "one-long-line.jsonl"
+    long_line.write_bytes(b'{"receipt_id": "' + b"f" * LONG_LINE_BYTES + b'"}')
+    return million, long_line
+
+
+def _replace_log(kind: str, path: Path, built: Built) -> None:
+    """Put what a log kind stands there instead of the log file."""
+    path.unlink(missing_ok=True)
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+        built.fifos.append(path)
+    elif kind == "symlink_to_fifo":
+        fifo = path.with_name("pipe")
+        os.mkfifo(fifo)
+        built.fifos.append(fifo)
+        os.symlink(fifo.name, path)
+    elif kind == "sparse":
+        with open(path, "wb") as handle:
+            handle.truncate(SPARSE_SIZES[-1])  # one line of 4 GiB NUL bytes
+    elif kind in ("million_lines", "long_line"):
+        million, long_line = _assets()
+        os.link(million if kind == "million_lines" else long_line, path)
+    elif kind == "unreadable":
+        # The store keeps its valid log; only the path it is asked to reload
+        # is too long to exist, so loading raises OSError (ENAMETOOLONG).
+        built.receipts.path = path.with_name("x" * (NAME_MAX + 1) + ".jsonl")
+    else:  # pragma: no cover - LOG_KINDS and this function move together
+        raise ValueError(f"unknown log replacement {kind!r}")
+
+
+def _store(world: World, target: Any, built: Built) -> None:
     log = world.log
-    stored = [f for f in world.receipts if stored_as(f, log) == "put"]
-    extras = [_extra_receipt(target, n) for n in range(extra_receipts(world))]
     if log.store == "memory":
-        store = _call("ReceiptStore()", target.ReceiptStore)
-        for receipt in [*extras, *(_receipt(target, f) for f in stored)]:
-            _put(store, receipt)
-        return store, None
-
-    if log.location == "inside":
-        log_path = root / LOG_NAME
+        built.receipts = call_target("ReceiptStore()", target.ReceiptStore)
+        built.log_path = None
     else:
-        (tree / "logs").mkdir()
-        log_path = tree / "logs" / LOG_NAME
-    store = _call("ReceiptStore(path)", target.ReceiptStore, log_path)
-    if log.store == "missing":
-        return store, log_path
-
-    receipts = [*extras, *(_receipt(target, f) for f in stored)]
+        if log.location == "inside":
+            built.log_path = built.root / LOG_NAME
+        else:
+            (built.tree / "logs").mkdir()
+            built.log_path = built.tree / "logs" / LOG_NAME
+        built.receipts = call_target(
+            "ReceiptStore(path)", target.ReceiptStore, built.log_path
+        )
+    if world.plan is not None or log.store == "missing":
+        return
+    stored = [f for f in world.receipts if stored_as(f, log) == "put"]
+    receipts = [
+        *(_receipt(target, _extra(n)) for n in range(extra_receipts(world))),
+        *(_receipt(target, stored_receipt(f)) for f in stored),
+    ]
     for receipt in receipts:
-        _put(store, receipt)
-    written = log_path.read_bytes() if log_path.is_file() else b""
+        call_target("ReceiptStore.put(receipt)", built.receipts.put, receipt)
+    if built.log_path is None:
+        return
+    path = built.log_path
+    written = path.read_bytes() if path.is_file() else b""
     if len(written.splitlines()) != len(receipts):
-        raise _BuildFailure(
-            "ReceiptStore(path).put(receipt)",
-            None,
-            f"after {len(receipts)} put(s) the log holds"
-            f" {len(written.splitlines())} line(s); each put of a new receipt"
-            " appends one JSON line",
+        raise InvariantFailure(
+            world="",
+            expected="each put of a new receipt to append one JSON line to the log",
+            observed=f"after {len(receipts)} put(s) the log holds"
+            f" {len(written.splitlines())} line(s)",
         )
     for fact in world.receipts:
         if stored_as(fact, log) == "appended":
-            line = _line(target, _receipt(target, fact), tree)
-            with log_path.open("ab") as output:
+            line = _line(target, stored_receipt(fact), built.tree / "_scratch")
+            with path.open("ab") as output:
                 output.write(line)
-    if log.tamper == "directory":
-        log_path.unlink(missing_ok=True)
-        log_path.mkdir()
-    elif log.tamper != "none":
+    kind = LOG_KINDS[log.kind]
+    if kind.replace:
+        _replace_log(kind.replace, path, built)
+    elif kind.damage is not None:
         # No receipt was put: the log is created by the damage itself.
-        data = log_path.read_bytes() if log_path.exists() else b""
+        data = path.read_bytes() if path.exists() else b""
         conflict = b""
-        if log.tamper == "conflict":
+        if log.kind == "conflict":
             lines = data.splitlines(keepends=True)
-            call_id = call_id_of(lines[log.tamper_line % len(lines)])
-            conflict = _line(target, _conflicting(target, call_id), tree)
-        log_path.write_bytes(
-            tamper(data, log.tamper, log.tamper_line, log.tamper_variant, conflict)
+            call_id = call_id_of(lines[log.line % len(lines)])
+            conflict = _line(target, _conflicting(call_id), built.tree / "_scratch")
+        path.write_bytes(tamper(data, log.kind, log.line, log.variant, conflict))
+
+
+# --- real runs --------------------------------------------------------------------
+
+
+class ScriptedModel:
+    """The model: returns the plan's replies in order, counting its calls."""
+
+    def __init__(self, replies: Sequence[str]) -> None:
+        self.replies = tuple(replies)
+        self.calls = 0
+
+    def __call__(self, messages: object) -> str:
+        if self.calls >= len(self.replies):
+            raise AssertionError(
+                f"the model was asked for reply {self.calls + 1},"
+                f" but the plan has {len(self.replies)}"
+            )
+        self.calls += 1
+        return self.replies[self.calls - 1]
+
+
+class Approver:
+    """The approval callback: answers the plan's decisions in order and
+    records every action it is shown, as (tool, arguments)."""
+
+    def __init__(self, decisions: Sequence[object]) -> None:
+        self.decisions = tuple(decisions)
+        self.seen: list[tuple[str, dict[str, Any]]] = []
+
+    def __call__(self, action: Any) -> object:
+        self.seen.append((action.tool, dict(action.arguments)))
+        if len(self.seen) > len(self.decisions):
+            return False  # an action the plan never asked to approve
+        return self.decisions[len(self.seen) - 1]
+
+
+def _decisions(target: Any, plan: Plan) -> list[object]:
+    decisions: list[object] = []
+    for step in plan.steps:
+        if isinstance(step, Denied):
+            if step.reason is None:
+                decisions.append(False)
+            else:
+                decisions.append(
+                    call_target(
+                        "ApprovalDecision(False, reason)",
+                        target.ApprovalDecision,
+                        False,
+                        step.reason,
+                    )
+                )
+        elif isinstance(step, (EditFile, WriteFile, RunCommand)):
+            if plan.approve_with_decision:
+                decisions.append(
+                    call_target("ApprovalDecision(True)", target.ApprovalDecision, True)
+                )
+            else:
+                decisions.append(True)
+    return decisions
+
+
+def _play(world: World, target: Any, built: Built) -> None:
+    """Play the world's plan with the target's own run_agent."""
+    plan = world.plan
+    assert plan is not None
+    for seed in plan.files:
+        path = built.root / seed.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(seed.content.encode("utf-8"))
+    built.outcome = replay(plan)
+    final, _ = final_text(world.final)
+    script = replies(plan, final)
+    policy = call_target(
+        "ToolPolicy(root, allow_writes=True, allowed_commands=...)",
+        target.ToolPolicy,
+        built.root,
+        allow_writes=True,
+        allowed_commands=commands(plan),
+    )
+    _store(world, target, built)
+    approver = Approver(_decisions(target, plan))
+    built.approvals = approver.seen
+    built.workspace = call_target(
+        "Workspace(policy, approve, store)",
+        target.Workspace,
+        policy,
+        approver,
+        built.receipts,
+    )
+    invalid = sum(type(step).__name__ == "Invalid" for step in plan.steps)
+    limits = call_target(
+        "AgentLimits(...)",
+        target.AgentLimits,
+        max_steps=len(script),
+        max_context_chars=1_000_000,
+        max_invalid_actions=invalid + 1,
+        max_identical_actions=len(script) + 1,
+    )
+    built.model = ScriptedModel(script)
+    built.run = call_target(
+        "run_agent(task, model, workspace, limits)",
+        target.run_agent,
+        plan.task,
+        built.model,
+        built.workspace,
+        limits,
+    )
+    _check_follows_plan(world, built, approver)
+
+
+def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
+    """Fail, as a lesson about the substrate, if the run is not the plan's."""
+    run, outcome = built.run, built.outcome
+    assert outcome is not None
+    final, _ = final_text(world.final)
+    complete = isinstance(final, str)
+    planned = (*outcome.events, None) if complete else outcome.events
+    problems: list[str] = []
+    events = tuple(getattr(run, "events", ()) or ())
+    completed = getattr(run, "completed", None)
+    if complete and (completed is not True or getattr(run, "final", None) != final):
+        problems.append(
+            f"completed={completed!r}, reason={getattr(run, 'reason', None)!r},"
+            f" final={getattr(run, 'final', None)!r}"
         )
-    return store, log_path
-
-
-def _line(target: Any, receipt: Any, tree: Path) -> bytes:
-    try:
-        return line_through_store(target, receipt, tree / "_scratch")
-    except Exception as error:
-        raise _BuildFailure("ReceiptStore(path).put(receipt)", error) from error
+    if not complete and (completed is not False or run.reason != "step_limit"):
+        problems.append(f"completed={completed!r}, reason={run.reason!r}")
+    if len(events) != len(planned):
+        problems.append(f"{len(events)} events instead of {len(planned)}")
+    else:
+        for number, (event, plan_event) in enumerate(zip(events, planned), start=1):
+            action = getattr(event, "action", None)
+            tool = getattr(action, "tool", None)
+            result = getattr(event, "result", None)
+            if plan_event is None:  # the final reply
+                ok = result is None and tool is None
+            elif plan_event.known:
+                ok = tool == plan_event.tool and result == plan_event.result
+            elif plan_event.tool is None:
+                ok = action is None and isinstance(result, str)
+            else:
+                ok = tool == plan_event.tool and isinstance(result, str)
+                ok = ok and SENTINEL not in result and MARKER not in result
+                if plan_event.tool != "list_files":
+                    ok = ok and result.startswith("error:")
+            if not ok:
+                want = plan_event.tool if plan_event else None
+                problems.append(
+                    f"event {number}: tool {tool!r} result {result!r}"
+                    f" instead of tool {want!r}"
+                    + (
+                        f" result {plan_event.result!r}"
+                        if plan_event and plan_event.known
+                        else ""
+                    )
+                )
+    if [tool for tool, _ in approver.seen] != list(outcome.approvals):
+        problems.append(
+            f"the approval callback saw {[t for t, _ in approver.seen]}"
+            f" instead of {list(outcome.approvals)}"
+        )
+    for fact in world.files:
+        on_disk = built.root.joinpath(*fact.parts)
+        if fact.kind == "exact" and (
+            not on_disk.is_file() or on_disk.read_bytes() != fact.text.encode()
+        ):
+            problems.append(f"{fact.path} does not hold {fact.text!r} after the run")
+    if problems:
+        raise InvariantFailure(
+            world="",
+            expected="the run the plan implies (Days 1-3 behaviour)",
+            observed="; ".join(problems[:3]),
+            hint="Day 7 judges runs made by the Day 1-3 loop and workspace;"
+            " finish run_agent, Workspace and ReceiptStore first",
+        )
 
 
 # --- the whole world ---------------------------------------------------------------
 
 
+def _root(tree: Path) -> Path:
+    """The workspace root: exactly ROOT_BYTES long, so paths at the length
+    limit are known before the world is built."""
+    base = os.fsencode(tree)
+    pad = ROOT_BYTES - len(base) - len(b"/ws")
+    if pad < 0:
+        raise RuntimeError(
+            f"the scratch directory {os.fsdecode(base)!r} is too long for the worlds"
+            f" (the workspace root must be {ROOT_BYTES} bytes); set DAY7_SCRATCH to"
+            " a shorter directory"
+        )
+    return tree / ("ws" + "-" * pad)
+
+
 def build_in(
-    world: World,
-    target: Any,
-    tree: Path,
-    *,
-    events: Sequence[EventSpec] | None = None,
+    world: World, target: Any, tree: Path, *, events: Sequence[EventSpec] | None = None
 ) -> Built:
     """Build `world` for `target` in the empty (or absent) directory `tree`.
 
     `events` replaces the world's canonical events (a reordering, say).
-    Raises InvariantFailure when the target cannot build it.
+    Raises InvariantFailure, about the substrate, when the target cannot
+    build it.
     """
     try:
         return _build(world, target, tree, events)
-    except _BuildFailure as failure:
-        raise _lesson(world, failure) from failure.error
+    except InvariantFailure as failure:
+        raise _substrate_lesson(world, failure) from failure
 
 
 def _build(
     world: World, target: Any, tree: Path, events: Sequence[EventSpec] | None
 ) -> Built:
-    root = tree / "ws"
+    root = _root(tree)
     root.mkdir(parents=True)
-    for fact in world.files:
-        _place(fact, root, tree)
-    policy = _call("ToolPolicy(root)", target.ToolPolicy, root)
-    approvals: list[Any] = []
-
-    def confirm_tool(action: Any) -> bool:
-        approvals.append(action)
-        return False
-
-    store, log_path = _store(world, target, tree, root)
-    if world.log.workspace_store == "same":
-        workspace_store = store
+    outside = tree / "outside"
+    built = Built(world, tree, root, None, None, None, None, None)
+    if world.plan is not None:
+        _play(world, target, built)
     else:
-        workspace_store = _call("ReceiptStore()", target.ReceiptStore)
-    workspace = _call(
-        "Workspace(policy, confirm_tool, receipt_store)",
-        target.Workspace,
-        policy,
-        confirm_tool,
-        workspace_store,
-    )
-    if world.log.get_raises is not None:
-        store.get = _raising_get(target, world.log.get_raises)
-    final, _ = final_text(world.final)
-    run = _call(
-        "AgentRun(completed, reason, final, events, modified_files)",
-        target.AgentRun,
-        world.final.completed,
-        world.final.run_reason,
-        final,
-        make_events(target, world_events(world) if events is None else events),
-        world.modified_files,
-    )
-    case = make_case(target, case_spec(world))
-    return Built(world, tree, root, log_path, run, workspace, store, case, approvals)
+        for fact in world.files:
+            placed = place_file(fact, root, outside)
+            built.fifos.extend(placed.fifos)
+            built.secrets.extend(placed.secrets)
+        policy = call_target("ToolPolicy(root)", target.ToolPolicy, root)
+
+        def confirm_tool(action: Any) -> bool:
+            built.approvals.append(action)
+            return False
+
+        _store(world, target, built)
+        if world.log.workspace_store == "same":
+            workspace_store = built.receipts
+        else:
+            workspace_store = call_target("ReceiptStore()", target.ReceiptStore)
+        built.workspace = call_target(
+            "Workspace(policy, confirm_tool, receipt_store)",
+            target.Workspace,
+            policy,
+            confirm_tool,
+            workspace_store,
+        )
+        specs = world_events(world) if events is None else events
+        if world.events_as_list:
+            specs = [replace(e, step=len(specs) + 1 - e.step) for e in specs]
+        built.run = make_run(target, world, specs)
+    if world.log.get is not None:
+        built.receipts.get = _raising_get(target, world.log.get)
+    built.case = make_case(target, case_spec(world))
+    return built
 
 
-_CASE_STEPS = (
-    "EvaluationCase",
-    "FileExpectation",
-    "ResultExpectation",
-    "ReceiptExpectation",
-)
+_CASE_STEPS = ("EvaluationCase", "FileExpectation", "ResultExpectation", "ReceiptExpectation")
 
 
-def _lesson(world: World, failure: _BuildFailure) -> InvariantFailure:
-    observed = failure.why or (
-        f"{failure.step} raised {_one_line(failure.error)}"
-        if failure.error is not None
-        else f"{failure.step} failed"
-    )
-    if failure.step.startswith(_CASE_STEPS):
+def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailure:
+    if getattr(failure, "topic", "") == "surface":
+        return failure  # a missing name says so itself
+    if failure.observed.split("(", 1)[0].startswith(_CASE_STEPS):
         hint = (
             "a valid case must be accepted: only blank required strings, bad"
             " paths, bad exit states, wrong group types and duplicates are refused"
         )
+        topic = "day7"
     else:
-        hint = (
+        hint = failure.hint or (
             "the Day 1-6 names (ToolPolicy, Workspace, ReceiptStore, EffectReceipt,"
             " AgentEvent, AgentRun, ToolAction, FinalAction) must work before Day 7"
             " can be judged"
         )
-    return InvariantFailure(
+        topic = "substrate"
+    lesson = InvariantFailure(
         world=describe(world),
-        expected=f"{failure.step} to build the world",
-        observed=observed,
-        headline=f"could not build the world through the target: {observed}",
+        expected=f"{failure.expected} to build the world",
+        observed=failure.observed,
+        headline=f"could not build the world through the target: {failure.observed}",
         hint=hint,
     )
+    lesson.topic = topic  # type: ignore[attr-defined]
+    return lesson
 
 
 def scratch_parent() -> str | None:
@@ -443,7 +683,5 @@ def materialise(
     world: World, target: Any, *, events: Sequence[EventSpec] | None = None
 ) -> Iterator[Built]:
     """Build `world` for `target` in a fresh temporary directory, removed after."""
-    with tempfile.TemporaryDirectory(
-        prefix="day7-world-", dir=scratch_parent()
-    ) as directory:
+    with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as directory:
         yield build_in(world, target, Path(directory) / "w", events=events)

@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.facts import SPELLINGS, spelled
+from strategies.files import SPELLINGS, spelled
 
 __all__ = [
     "BLANK_FIELDS",

@@ -1,84 +1,30 @@
-"""Named single-fact perturbations, each knowing the one check it must flip.
+"""Single-fact perturbations, each knowing the one check it must flip.
 
-A perturbation changes one fact of a world whose every check passes: a
-byte of a file, the run's completion, the tool of one event, one field of a
-receipt expectation, one receipt's presence in the log. Some change the
-case (what is expected), some the world (what is there); either way exactly
-the checks of that one fact must flip (a result listed twice has two), and
-every other check must stay as it was, detail included.
+A perturbation changes one fact of a world whose every check passes into a
+kind that fails: the kinds say which changes exist (`Kind.perturbation`) and
+how they read, so this module only applies them. For a real run, whose
+evidence is what the loop left behind, the changes are to the case only, and
+the plan's own replay says which of them are false (`plans.wrong_facts`).
+Either way exactly the checks of that one fact must flip (a result listed
+twice has two), and every other check must stay as it was, detail included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.facts import (
-    INCOMPLETE_REASONS,
-    FileFact,
-    ReceiptFact,
-    ResultFact,
-    World,
-)
+from strategies.files import FILE_KINDS
+from strategies.finals import FINAL_KINDS
+from strategies.plans import wrong_facts
+from strategies.receipts import RECEIPT_KINDS
+from strategies.results import RESULT_KINDS
+from strategies.vocabulary import INCOMPLETE_REASONS
+from strategies.world import World, check_positions
 
-__all__ = [
-    "FILE_PERTURBATIONS",
-    "FINAL_PERTURBATIONS",
-    "RECEIPT_PERTURBATIONS",
-    "RESULT_PERTURBATIONS",
-    "Perturbation",
-    "perturbations",
-    "perturbed_worlds",
-]
-
-#: (name, changes "case" or "world", the kind the fact becomes)
-FINAL_PERTURBATIONS = (
-    ("final substring no longer in the final", "case", "absent"),
-    ("run left incomplete, final text kept", "world", "incomplete"),
-    ("run left incomplete with final=None", "world", "incomplete_without_final"),
-    ("final holds the substring only in lower case", "world", "case_changed"),
-    ("final substring padded with spaces", "case", "padded_absent"),
-)
-FILE_PERTURBATIONS = (
-    ("one character of the file changed", "world", "wrong_byte"),
-    ("file rewritten with CRLF line endings", "world", "crlf_twin"),
-    ("file rewritten with CR line endings", "world", "cr_twin"),
-    ("BOM added to the file", "world", "bom_added"),
-    ("trailing newline added to the file", "world", "newline_added"),
-    ("expected content one character longer", "case", "shorter"),
-    ("file emptied", "world", "emptied"),
-    ("file removed", "world", "missing"),
-    ("file replaced by a directory", "world", "directory"),
-    ("file replaced by a symlink to an identical file", "world", "symlink_inside"),
-    ("file replaced by a symlink out of the root", "world", "symlink_outside"),
-    ("invalid UTF-8 byte inserted into the file", "world", "invalid_utf8"),
-)
-RESULT_PERTURBATIONS = (
-    ("substring removed from the event's result", "world", "absent"),
-    ("event's tool renamed", "world", "other_tool"),
-    ("substring moved to another tool's event", "world", "split"),
-    ("substring moved from the result to the response", "world", "response_only"),
-    ("substring in the result changed to lower case", "world", "case_changed"),
-    (
-        "event replaced by an invalid reply holding the substring",
-        "world",
-        "invalid_event",
-    ),
-)
-RECEIPT_PERTURBATIONS = (
-    ("expected receipt tool changed", "case", "tool"),
-    ("expected exit state changed", "case", "exit_state"),
-    ("expected result substring changed", "case", "result"),
-    ("expected changed artifacts reversed", "case", "artifacts_reversed"),
-    ("last expected changed artifact dropped", "case", "artifacts_prefix"),
-    ("one more changed artifact expected", "case", "artifacts_superset"),
-)
-
-# Kinds whose path depends on the kind: changing them would rename the check.
-_PATH_KINDS = ("protected", "symlinked_parent")
+__all__ = ["Perturbation", "perturbations", "perturbed_worlds"]
 
 
 @dataclass(frozen=True)
@@ -94,23 +40,6 @@ class Perturbation:
         return f"{self.name} (changes the {self.changes})"
 
 
-def _check_indices(world: World) -> dict[tuple[str, int], tuple[int, ...]]:
-    """The report positions of every fact's checks."""
-    positions: dict[tuple[str, int], tuple[int, ...]] = {("final", 0): (0,)}
-    at = 1
-    for i, _ in enumerate(world.files):
-        positions["file", i] = (at,)
-        at += 1
-    for i, fact in enumerate(world.results):
-        count = 2 if fact.repeat else 1
-        positions["result", i] = tuple(range(at, at + count))
-        at += count
-    for i, _ in enumerate(world.receipts):
-        positions["receipt", i] = (at,)
-        at += 1
-    return positions
-
-
 def _swap(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
     return (*items[:index], item, *items[index + 1 :])
 
@@ -120,51 +49,59 @@ def perturbations(world: World) -> list[Perturbation]:
 
     Simplest first: the final's, then the files', results' and receipts'.
     """
-    at = _check_indices(world)
+    if world.plan is not None:
+        return [
+            Perturbation(wrong.label, "case", (wrong.index,), wrong.world)
+            for wrong in wrong_facts(world)
+        ]
+    at = check_positions(world)
     found: list[Perturbation] = []
-    for number, (name, changes, kind) in enumerate(FINAL_PERTURBATIONS):
-        reason = INCOMPLETE_REASONS[number % len(INCOMPLETE_REASONS)]
-        final = replace(world.final, kind=kind, reason=reason)
+    for number, kind in enumerate(FINAL_KINDS.perturbations()):
+        final = replace(
+            world.final,
+            kind=kind.name,
+            reason=INCOMPLETE_REASONS[number % len(INCOMPLETE_REASONS)],
+        )
         found.append(
             Perturbation(
-                f"final: {name}", changes, at["final", 0], replace(world, final=final)
+                f"final: {kind.perturbation}",
+                kind.changes,
+                at["final", 0],
+                replace(world, final=final),
             )
         )
     for i, fact in enumerate(world.files):
-        if fact.kind in _PATH_KINDS:
-            continue
-        for name, changes, kind in FILE_PERTURBATIONS:
-            changed: FileFact = replace(fact, kind=kind)
+        if FILE_KINDS[fact.kind].own_path:
+            continue  # its path depends on its kind: another kind renames the check
+        for kind in FILE_KINDS.perturbations():
             found.append(
                 Perturbation(
-                    f"file {fact.path}: {name}",
-                    changes,
+                    f"file {fact.path}: {kind.perturbation}",
+                    kind.changes,
                     at["file", i],
-                    replace(world, files=_swap(world.files, i, changed)),
+                    replace(
+                        world, files=_swap(world.files, i, replace(fact, kind=kind.name))
+                    ),
                 )
             )
     for i, result in enumerate(world.results):
-        for name, changes, kind in RESULT_PERTURBATIONS:
-            changed_result: ResultFact = replace(result, kind=kind)
+        for kind in RESULT_KINDS.perturbations():
+            changed = replace(result, kind=kind.name)
             found.append(
                 Perturbation(
-                    f"result {result.tool} {result.marker}: {name}",
-                    changes,
+                    f"result {result.tool} {result.marker}: {kind.perturbation}",
+                    kind.changes,
                     at["result", i],
-                    replace(world, results=_swap(world.results, i, changed_result)),
+                    replace(world, results=_swap(world.results, i, changed)),
                 )
             )
     for i, receipt in enumerate(world.receipts):
-        options: list[tuple[str, str, ReceiptFact]] = [
-            (name, changes, replace(receipt, kind=kind))
-            for name, changes, kind in RECEIPT_PERTURBATIONS
+        options = [
+            (kind.perturbation, kind.changes, replace(receipt, kind=kind.name))
+            for kind in RECEIPT_KINDS.perturbations()
         ]
         options.append(
-            (
-                "receipt removed from the store",
-                "world",
-                replace(receipt, stored="absent"),
-            )
+            ("receipt removed from the store", "world", replace(receipt, stored="absent"))
         )
         for name, changes, changed_receipt in options:
             found.append(
@@ -180,8 +117,7 @@ def perturbations(world: World) -> list[Perturbation]:
 
 @st.composite
 def perturbed_worlds(
-    draw: Callable[[st.SearchStrategy[Any]], Any],
-    bases: st.SearchStrategy[World],
+    draw: st.DrawFn, bases: st.SearchStrategy[World]
 ) -> tuple[World, Perturbation]:
     """A passing world and one of its single-fact perturbations."""
     world = draw(bases)

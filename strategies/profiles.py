@@ -18,6 +18,7 @@ __all__ = [
     "PROFILES",
     "THOROUGH",
     "choose_profile",
+    "real_runs",
     "register_profiles",
 ]
 
@@ -67,3 +68,14 @@ def choose_profile(
         return explicit
     environ = os.environ if environ is None else environ
     return CI if _truthy(environ.get("CI")) else DEV
+
+
+def real_runs() -> settings:
+    """Settings for properties over real runs: a quarter of the profile's examples.
+
+    Why fewer: every example starts the target's loop and up to two
+    interpreter processes (about 20 ms each); the step kinds are few, and
+    the written-out worlds (strategies.plans.WRITTEN_WORLDS) hold every kind,
+    so finding a mistake does not hinge on the count.
+    """
+    return settings(max_examples=max(10, settings.default.max_examples // 4))

@@ -9,9 +9,9 @@ nothing but regular files, compares a sparse file larger than 64 MiB by size
 and blocks instead of reading it, and walks through directory descriptors,
 so trees deeper than PATH_MAX stay in reach.
 
-`object_state` records the run, the workspace's modified files and state,
-the store's state and the approvals asked for, as deep copies compared
-with ==. `spy_on` wraps the stateful tools and the store's `put` on one
+`object_state` records the run (its events in the order and container they
+came in), the case, the workspace's modified files and state, the store's
+state and the approvals asked for, as deep copies compared with ==. `spy_on` wraps the stateful tools and the store's `put` on one
 built world so that any call is recorded (and still carried out).
 """
 
@@ -159,6 +159,7 @@ def object_state(built: Any) -> dict[str, Any]:
     workspace = built.workspace
     return {
         "the run": copy.deepcopy(built.run),
+        "the case": copy.deepcopy(built.case),
         "workspace.modified_files": tuple(workspace.modified_files),
         "the workspace's state": _fields(workspace),
         "the receipt store's state": _fields(built.receipts),

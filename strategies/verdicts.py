@@ -1,21 +1,34 @@
-"""Compare a target's report with what a world makes true, and say why it differs.
+"""Evaluate a built world, and compare the report with what the world makes true.
 
-Every property that judges a report against the world's truth comes here,
-so every broken check reads the same way: the world in words, the one fact
-behind the check, the check expected and the check observed, and the usual
-mistake behind that difference.
+The one place a property calls `evaluate_run` and the one place it judges a
+report against the truth, so every broken check reads the same way: the world
+in words, the one fact behind the check, the check expected and the check
+observed, the usual mistake behind that difference, and a few lines of Python
+that rebuild the world and show the report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from strategies.facts import ExpectedCheck
-from strategies.lessons import fail, report_view
+from strategies.lessons import InvariantFailure, call_target, fail, report_view
+from strategies.vocabulary import EVALUATE
+from strategies.world import ExpectedCheck, World, describe
 
-__all__ = ["Row", "assert_truth", "rows_without_tree", "shown_row"]
+__all__ = [
+    "Row",
+    "assert_truth",
+    "evaluate",
+    "judged",
+    "judging",
+    "reproduction",
+    "rows_without_tree",
+    "shown_row",
+]
 
 Row = tuple[str, bool, str]
 
@@ -40,6 +53,61 @@ def rows_without_tree(rows: Sequence[Row], tree: Path) -> tuple[Row, ...]:
     return tuple(cleaned)
 
 
+def evaluate(target: Any, built: Any, *, run: Any = None, case: Any = None) -> Any:
+    """The target's report on a built world (or on `run`/`case` instead of its own)."""
+    __tracebackhide__ = True
+    return call_target(
+        EVALUATE,
+        target.evaluate_run,
+        built.run if run is None else run,
+        built.workspace,
+        built.receipts,
+        built.case if case is None else case,
+    )
+
+
+# --- reproduction -------------------------------------------------------------------
+
+_NAMES = re.compile(r"\b([A-Z][A-Za-z]+)\(")
+
+
+def reproduction(world: World, target: Any) -> str:
+    """A few lines of Python that rebuild `world` and print the target's report."""
+    label = getattr(target, "label", "")
+    if label.startswith("folder "):
+        load = f"load_target(impl_path={label.removeprefix('folder ')!r})"
+    else:
+        load = f"load_target(impl={label.removeprefix('module ') or 'evaluator'!r})"
+    shown = repr(world)
+    names = sorted({"materialise", "load_target", *_NAMES.findall(shown)})
+    return "\n".join(
+        [
+            f"from strategies import {', '.join(names)}",
+            f"target = {load}",
+            f"world = {shown}",
+            "with materialise(world, target) as built:",
+            "    print(target.evaluate_run(*built.args).render())",
+        ]
+    )
+
+
+@contextmanager
+def judging(world: World, target: Any, context: str = "") -> Iterator[None]:
+    """Lessons raised inside say which world broke them, and how to rebuild it."""
+    try:
+        yield
+    except InvariantFailure as failure:
+        words = "\n".join(part for part in (describe(world), context) if part)
+        if not failure.world.startswith(words):
+            failure.world = "\n".join(part for part in (words, failure.world) if part)
+        if not getattr(failure, "reproduce", ""):
+            failure.reproduce = reproduction(world, target)  # type: ignore[attr-defined]
+        raise
+
+
+# --- comparing with the truth --------------------------------------------------------
+
+
 def _names_hint(observed: Sequence[str], expected: Sequence[str]) -> str:
     if sorted(observed) == sorted(expected):
         return (
@@ -61,12 +129,15 @@ def assert_truth(
     report: Any,
     expected: Sequence[ExpectedCheck],
     *,
-    world: str,
+    world: str = "",
+    level: str = "hardened",
     context: str = "",
     only: Callable[[ExpectedCheck], bool] | None = None,
 ) -> tuple[Row, ...]:
     """Assert `report` holds exactly the `expected` checks; return its rows.
 
+    `level` is the target's: at the course level a failing check's wording
+    is the learner's choice except for the prefixes the course relies on.
     `context` is added to the world's words (a reordering, a perturbation).
     `only` narrows which checks' verdicts and details are judged (the names
     and their order always are), so a property about one kind of evidence
@@ -74,7 +145,7 @@ def assert_truth(
     """
     __tracebackhide__ = True
     rows = report_view(report)
-    words = f"{world}\n{context}" if context else world
+    words = "\n".join(part for part in (world, context) if part)
     names = [row[0] for row in rows]
     want = [check.name for check in expected]
     if names != want:
@@ -87,11 +158,21 @@ def assert_truth(
     for row, check in zip(rows, expected, strict=True):
         if only is not None and not only(check):
             continue
-        if not check.accepts(row[1], row[2]):
+        if not check.accepts(row[1], row[2], level):
             fail(
-                world=f"{words}\nthe fact behind {check.name}: {check.fact}",
-                expected=check.shown(),
+                world=f"{words}\nthe fact behind {check.name}: {check.fact}".lstrip(),
+                expected=check.shown(level),
                 observed=shown_row(row),
                 hint=check.hint,
             )
     return rows
+
+
+def judged(target: Any, world: World, **build: Any) -> tuple[Row, ...]:
+    """Build `world` afresh, evaluate it, and return its rows (the tree's path
+    in any detail replaced by <tree>)."""
+    __tracebackhide__ = True
+    from strategies.build import materialise
+
+    with judging(world, target), materialise(world, target, **build) as built:
+        return rows_without_tree(report_view(evaluate(target, built)), built.tree)

@@ -1,31 +1,40 @@
-"""Task 6: equal inputs give equal reports: a function of the evidence alone."""
+"""Task 6: a report is a function of the case and the evidence, and of nothing else."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import given, note
+from hypothesis import strategies as st
 
-from strategies.build import materialise
-from strategies.facts import World, describe
-from strategies.lessons import call_target, fail, report_view
-from strategies.verdicts import rows_without_tree
-from strategies.worlds import examples, worlds
+from strategies import (
+    PASSING_WORLD,
+    World,
+    assert_truth,
+    build_in,
+    describe,
+    evaluate,
+    examples,
+    fail,
+    judged,
+    judging,
+    passing_worlds,
+    perturbed_worlds,
+    report_view,
+    rows_without_tree,
+    scratch_parent,
+    truth,
+    with_perturbations,
+    worlds,
+)
 
-EVALUATE = "evaluate_run(run, workspace, receipts, case)"
 
-
-def _evaluated(target, world: World) -> tuple[tuple, str]:
-    with materialise(world, target) as built:
-        report = call_target(EVALUATE, target.evaluate_run, *built.args)
-        rows = report_view(report)
-        text = call_target("report.render()", report.render)
-        # Details may quote the tree's absolute path; the two trees differ
-        # only there.
-        rows = rows_without_tree(rows, built.tree)
-        for spelling in sorted({str(built.tree), str(built.tree.resolve())}, key=len)[
-            ::-1
-        ]:
-            text = text.replace(spelling, "<tree>")
+def _rendered(target, world: World) -> tuple[tuple, str]:
+    rows = judged(target, world)
+    text = "\n".join(f"{name} {passed} {detail}" for name, passed, detail in rows)
     return rows, text
 
 
@@ -37,14 +46,14 @@ def test_equal_inputs_built_afresh_give_equal_reports(target, world: World) -> N
     and renderings.
 
     Task 6 (a stable report): the report is a function of the declared case
-    and the observed evidence only: no clock, no randomness, no hash order, no
-    memory of an earlier evaluation. Otherwise a passing case could fail on a
-    re-run and a diff of two reports would mean nothing.
+    and the observed evidence only: no clock, no randomness, no hash order.
+    Otherwise a passing case could fail on a re-run and a diff of two reports
+    would mean nothing.
     """
     note(describe(world))
-    first_rows, first_text = _evaluated(target, world)
-    second_rows, second_text = _evaluated(target, world)
-    if first_rows != second_rows or first_text != second_text:
+    first, first_text = _rendered(target, world)
+    second, second_text = _rendered(target, world)
+    if first != second:
         fail(
             world=describe(world),
             expected=f"the same report again: {first_text!r:.400}",
@@ -52,3 +61,57 @@ def test_equal_inputs_built_afresh_give_equal_reports(target, world: World) -> N
             hint="build the report only from the case and the evidence; iterate"
             " the case's tuples in order, never a set",
         )
+
+
+#: How often one world is evaluated in one process: a sampled or random
+#: evaluation shows itself as two different reports among these.
+REPEATS = 5
+
+@pytest.mark.invariant("stateless")
+@with_perturbations(PASSING_WORLD, first=False)
+@given(
+    pair=perturbed_worlds(passing_worlds(max_files=2, max_results=2)),
+    first=st.booleans(),
+)
+def test_evaluation_keeps_nothing_from_one_call_to_the_next(
+    target, pair, first: bool
+) -> None:
+    """Evaluation keeps nothing between calls: after the evidence at the same
+    paths changes, a second evaluation follows the new evidence, and one world
+    evaluated many times gives one report.
+
+    Task 6 (a stable report) and task 7 (keep evaluation honest): in one
+    process, a world is built and evaluated, then rebuilt at the very same
+    paths with one fact changed (a file's bytes, a log line, a store's
+    contents, an expectation) and evaluated again. An evaluator that caches
+    file verdicts or reloaded receipts by path or call id, memoises anything
+    at module level, or samples events at random reports the old evidence,
+    or different reports for one world.
+    """
+    world, perturbation = pair
+    order = (perturbation.world, world) if first else (world, perturbation.world)
+    note(f"{describe(order[0])}\nthen, at the same paths: {perturbation}")
+    with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as top:
+        tree = Path(top) / "w"
+        for number, current in enumerate(order):
+            context = (
+                "evaluated first, in a fresh process state"
+                if number == 0
+                else f"evaluated after the world before it was rebuilt at the same"
+                f" paths with one change: {perturbation}"
+            )
+            shutil.rmtree(tree, ignore_errors=True)
+            with judging(current, target, context):
+                built = build_in(current, target, tree)
+                reports = [evaluate(target, built) for _ in range(REPEATS)]
+                rows = [rows_without_tree(report_view(r), tree) for r in reports]
+                if any(other != rows[0] for other in rows[1:]):
+                    changed = next(r for r in rows[1:] if r != rows[0])
+                    fail(
+                        world="",
+                        expected=f"one report for one world, {REPEATS} times over",
+                        observed=f"{rows[0]} the first time, then {changed}",
+                        hint="no randomness, sampling or counters inside"
+                        " evaluation: the same inputs give the same report",
+                    )
+                assert_truth(reports[0], truth(current), level=target.level)

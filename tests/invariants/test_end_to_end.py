@@ -6,74 +6,49 @@ the scenario is generalised: a drawn plan (reads, listings, edits, writes,
 commands, denied and refused effects, invalid replies, a final) is played by
 the target's `run_agent` with a scripted model, and the case the plan implies
 is true by construction. Every example runs in a fresh temporary directory.
-The written-out plans (the chapter's first, then small ones each showing one
-kind of mistake) run before any drawn plan, under every seed.
+The written-out worlds (the chapter's first, then small ones each showing one
+kind of mistake) run before any drawn one, under every seed.
 """
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
+from dataclasses import replace
 
 import pytest
-from hypothesis import given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
 
-from strategies.lessons import call_target, fail, report_view
-from strategies.runs import (
-    ALTERNATE_TEMPLATE,
-    CHAPTER_PLAN,
-    CaseFacts,
-    FileFact,
-    ReceiptFact,
-    ResultFact,
-    assert_verdicts,
-    case_facts,
-    describe_plan,
-    describe_world,
-    judge,
-    materialise_run,
-    plans,
-    run_view,
-    with_written_plans,
+from strategies import (
+    ALTERNATE_FINAL,
+    CHAPTER_WORLD,
+    INCOMPLETE_REASONS,
+    World,
+    assert_truth,
+    call_target,
+    case_spec,
+    describe,
+    evaluate,
+    fail,
+    final_text,
+    judging,
+    make_case,
+    materialise,
+    played_worlds,
+    real_runs,
+    report_view,
+    shown_row,
+    stopped,
+    truth,
+    with_written_worlds,
     wrong_facts,
 )
 
-# Every example starts the target's loop and up to two interpreter processes
-# (about 20 ms each), so these properties draw a quarter of the profile's
-# examples (25 under `ci`): the step kinds are few, and the written-out plans
-# hold every kind, so finding a mistake does not hinge on the count.
-RUNS = settings(max_examples=max(10, settings.default.max_examples // 4))
-
-INCOMPLETE_REASONS = (
-    "step_limit",
-    "context_limit",
-    "invalid_action_limit",
-    "repeated_action_limit",
-)
-
-_HINTS = (
-    "final passes only for a completed run whose final contains the exact,"
-    " case-sensitive substring",
-    "compare the file's exact UTF-8 text: no strip, no newline translation"
-    " (read_text), no BOM removal (utf-8-sig), no prefix or substring match",
-    "one event must carry both the tool (a ToolAction) and the substring in its"
-    " result string: not in its arguments, not in the model's response",
-    "the receipt's tool, exit state, result substring and exact changed-artifact"
-    " tuple must all match; a call id without a receipt fails",
-)
-
-
-def _hint_for(facts: CaseFacts, index: int) -> str:
-    bounds = (1, 1 + len(facts.files), 1 + len(facts.files) + len(facts.results))
-    return _HINTS[sum(index >= bound for bound in bounds)]
-
 
 @pytest.mark.invariant("end-to-end")
-@RUNS
-@given(plan=plans())
-@with_written_plans()
-def test_a_real_run_passes_the_case_its_plan_implies(target, plan):
+@real_runs()
+@given(world=played_worlds())
+@with_written_worlds()
+def test_a_real_run_passes_the_case_its_plan_implies(target, world: World):
     """A real run of the target's own loop passes every check of the case its
     plan implies.
 
@@ -83,64 +58,72 @@ def test_a_real_run_passes_the_case_its_plan_implies(target, plan):
     Why it matters: this is the harness's whole purpose; an evaluator that
     fails a run which did exactly what was asked cannot grade anything.
     """
-    note(describe_plan(plan))
-    with tempfile.TemporaryDirectory() as directory:
-        real = materialise_run(target, plan, Path(directory))
-        facts = case_facts(plan, real.outcome)
-        assert_verdicts(
-            report_view(judge(target, real, facts)),
-            [True] * len(facts.check_names()),
-            facts,
-            world=describe_world(real, facts),
-            hint="every fact of this case holds after the run: read files through"
-            " resolve_path as strict UTF-8, search every event, reload the log",
-        )
+    note(describe(world))
+    with judging(world, target), materialise(world, target) as built:
+        assert_truth(evaluate(target, built), truth(world), level=target.level)
 
 
 @pytest.mark.invariant("wrong-fact-fails-alone")
-@RUNS
-@given(plan=plans())
-@with_written_plans()
-def test_each_wrong_fact_fails_only_its_own_check(target, plan):
+@real_runs()
+@given(world=played_worlds())
+@with_written_worlds()
+def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
     """Making one expectation of a real run's case false fails exactly that
     check.
 
     Day 7 task 7: "independent wrong final, file, result, and receipt facts
     each fail their own named check". Every single change the plan knows to
-    be false is tried: a final substring the answer lacks (another case,
-    padded, a command's output), a file text one character off (stripped,
-    LF-translated, BOM dropped, truncated, one newline more), a result under
-    another tool or only in a denied command's arguments, a receipt with
-    another tool, exit state, result, artifact tuple, or a call id that has
-    no receipt. Why it matters: a check that passes a false fact, or a fact
-    that drags other checks down with it, makes the report lie about which
-    outcome is missing.
+    be false is tried: a final substring the answer lacks (one character
+    longer, in the other letter case, padded), a file text one character off
+    (a character, a newline or a BOM the file lacks), a path only a denied
+    write named, a result under another tool or only in a denied command's
+    arguments, a receipt with another tool, exit state, result, artifact
+    tuple, or a call id that has no receipt. Why it matters: a check that
+    passes a false fact, or a fact that drags other checks down with it,
+    makes the report lie about which outcome is missing.
     """
-    note(describe_plan(plan))
-    with tempfile.TemporaryDirectory() as directory:
-        real = materialise_run(target, plan, Path(directory))
-        facts = case_facts(plan, real.outcome)
-        baseline = [row[1] for row in report_view(judge(target, real, facts))]
-        for wrong in wrong_facts(plan, real.outcome):
-            expected = list(baseline)
-            if len(expected) == len(wrong.facts.check_names()):
-                expected[wrong.index] = False
-            assert_verdicts(
-                report_view(judge(target, real, wrong.facts)),
-                expected,
-                wrong.facts,
-                world=describe_world(real, wrong.facts),
-                hint=_hint_for(wrong.facts, wrong.index),
-                what=f"with one wrong fact ({wrong.label}); every other check"
-                " as for the true case",
-            )
+    note(describe(world))
+    with judging(world, target), materialise(world, target) as built:
+        baseline = report_view(evaluate(target, built))
+        for wrong in wrong_facts(world, built.outcome):
+            case = make_case(target, case_spec(wrong.world))
+            rows = report_view(evaluate(target, built, case=case))
+            expected = truth(wrong.world)
+            context = f"with one wrong fact: {wrong.label}"
+            if len(rows) != len(expected):
+                fail(
+                    world=context,
+                    expected=f"{len(expected)} checks, one per fact of the case",
+                    observed=f"{len(rows)} checks",
+                    hint="one check for the final, then one per file, result and"
+                    " receipt expectation of the case",
+                )
+            for index, (row, check) in enumerate(zip(rows, expected, strict=True)):
+                if index == wrong.index and not check.accepts(*row[1:], target.level):
+                    fail(
+                        world=f"{context}\nthe fact behind {check.name}: {check.fact}",
+                        expected=check.shown(target.level),
+                        observed=shown_row(row),
+                        hint=check.hint,
+                    )
+                if index != wrong.index and row != baseline[index]:
+                    fail(
+                        world=context,
+                        expected=f"{row[0]} as for the true case:"
+                        f" {shown_row(baseline[index])}",
+                        observed=shown_row(row),
+                        hint="each check looks only at its own fact: one wrong"
+                        " expectation must not change another check",
+                    )
 
 
 @pytest.mark.invariant("phrasing-and-order-free")
-@RUNS
-@given(plan=plans(), data=st.data())
-@with_written_plans(data=None)
-def test_final_phrasing_and_event_order_do_not_change_the_report(target, plan, data):
+@real_runs()
+@given(world=played_worlds(), data=st.data())
+@with_written_worlds(data=None)
+def test_final_phrasing_and_event_order_do_not_change_the_report(
+    target, world: World, data
+):
     """A real run with its final reworded around the same marker, or its
     events reordered, gets the same verdicts.
 
@@ -151,103 +134,72 @@ def test_final_phrasing_and_event_order_do_not_change_the_report(target, plan, d
     useful runs may word their answers differently and interleave read-only
     observations differently; grading the transcript's shape fails good runs.
     """
-    note(describe_plan(plan))
-    with tempfile.TemporaryDirectory() as directory:
-        real = materialise_run(target, plan, Path(directory))
-        facts = case_facts(plan, real.outcome)
-        baseline = [row[1] for row in report_view(judge(target, real, facts))]
-        events = tuple(real.run.events)
-        alternate = ALTERNATE_TEMPLATE.format(plan.marker)
+    note(describe(world))
+    with judging(world, target), materialise(world, target) as built:
+        events = tuple(built.run.events)
+        _, contains = final_text(world.final)
+        alternate = ALTERNATE_FINAL.format(contains)
         order = list(range(len(events)))[::-1]
         if data is not None:
             order = data.draw(st.permutations(range(len(events))), label="order")
         variants = (
             (f"final reworded as {alternate!r}", {"final": alternate}),
             ("events reversed", {"events": events[::-1]}),
-            (
-                f"events in the order {order}",
-                {"events": tuple(events[i] for i in order)},
-            ),
+            (f"events in the order {order}", {"events": tuple(events[i] for i in order)}),
             (
                 "final reworded and events reversed",
                 {"final": alternate, "events": events[::-1]},
             ),
         )
         for label, changes in variants:
-            variant = run_view(real.run, **changes)
-            assert_verdicts(
-                report_view(judge(target, real, facts, run=variant)),
-                baseline,
-                facts,
-                world=describe_world(real, facts),
-                hint="search all events for a match, in any order and position;"
-                " require the marker as a substring of the final, not its wording",
-                what=f"with the {label}, as for the run itself",
-            )
+            with judging(world, target, f"the run's {label}"):
+                run = run_view(built.run, **changes)
+                assert_truth(
+                    evaluate(target, built, run=run), truth(world), level=target.level
+                )
+
+
+def run_view(run, **changes):
+    """`dataclasses.replace(run, **changes)`, a lesson if the target's AgentRun
+    is not a dataclass."""
+    __tracebackhide__ = True
+    return call_target(
+        f"dataclasses.replace(run, {', '.join(changes)}=...)", replace, run, **changes
+    )
 
 
 @pytest.mark.invariant("incomplete-fails-final-only")
-@RUNS
-@given(plan=plans(min_steps=1))
-@with_written_plans()
-def test_an_incomplete_real_run_fails_only_its_final(target, plan):
+@real_runs()
+@given(world=played_worlds(min_steps=1))
+@with_written_worlds()
+def test_an_incomplete_real_run_fails_only_its_final(target, world: World):
     """A run that stopped before its final reply fails the final check and
     nothing else.
 
     Day 7 task 2: "the first check requires a completed run". The plan is
     played with a step limit that ends it before the final (reason
-    `step_limit`, final None); then the same run, marked complete with its
-    final, is marked incomplete again under every stop reason while keeping
-    the final text. Why it matters: an agent that ran out of budget did not
-    finish the task, however promising its last words; an evaluator that
-    ignores `completed` passes it.
+    `step_limit`, final None); then the same run, given its final text back,
+    is marked incomplete under every stop reason. Why it matters: an agent
+    that ran out of budget did not finish the task, however promising its
+    last words; an evaluator that ignores `completed` passes it.
     """
-    note(describe_plan(plan, with_final=False))
-    with tempfile.TemporaryDirectory() as directory:
-        real = materialise_run(target, plan, Path(directory), stop_before_final=True)
-        facts = case_facts(plan, real.outcome)
-        world = describe_world(real, facts)
-        finished = run_view(
-            real.run, completed=True, reason="completed", final=plan.final
-        )
-        baseline = report_view(judge(target, real, facts, run=finished))
-        expected = [False, *(row[1] for row in baseline[1:])]
-        hint = (
-            "final needs run.completed: an incomplete run fails final even when its"
-            " final text holds the marker, and a final of None is a failed check"
-        )
-        assert_verdicts(
-            report_view(judge(target, real, facts)),
-            expected,
-            facts,
-            world=world,
-            hint=hint,
-            what="for the run the step limit ended (final None); the other checks"
-            " as when it is marked complete",
-        )
+    halted = stopped(world)
+    note(describe(halted))
+    with judging(halted, target), materialise(halted, target) as built:
+        assert_truth(evaluate(target, built), truth(halted), level=target.level)
         for reason in INCOMPLETE_REASONS:
-            stopped = run_view(finished, completed=False, reason=reason)
-            assert_verdicts(
-                report_view(judge(target, real, facts, run=stopped)),
-                expected,
-                facts,
-                world=world,
-                hint=hint,
-                what=f"for the run marked completed=False, reason={reason!r},"
-                f" final {plan.final!r} kept",
+            incomplete = replace(
+                world, final=replace(world.final, kind="incomplete", reason=reason)
             )
+            text, _ = final_text(incomplete.final)
+            with judging(incomplete, target, f"the run marked completed=False, {reason}"):
+                run = run_view(built.run, completed=False, reason=reason, final=text)
+                assert_truth(
+                    evaluate(target, built, run=run),
+                    truth(incomplete),
+                    level=target.level,
+                )
 
-
-#: The chapter's own case: five checks (Day 7, tasks 1 and 6).
-CHAPTER_FACTS = CaseFacts(
-    final_contains="validated",
-    files=(FileFact("app.py", "answer = 2\n"),),
-    results=(ResultFact("run_command", "validation passed"),),
-    receipts=(
-        ReceiptFact("call-1", "edit_file", "ok", "edited app.py", ("app.py",)),
-        ReceiptFact("call-2", "run_command", "ok", "validation passed"),
-    ),
-)
 
 CHAPTER_RENDER = (
     "evaluation: PASS",
@@ -257,6 +209,17 @@ CHAPTER_RENDER = (
     "- receipt:call-1: PASS (receipt facts match)",
     "- receipt:call-2: PASS (receipt facts match)",
 )
+
+
+def _chapter_case(world: World) -> World:
+    # The chapter's own case: five checks, the result and receipts as it
+    # writes them (Day 7, tasks 1 and 6).
+    results = tuple(r for r in world.results if r.marker == "validation passed")
+    receipts = tuple(
+        replace(r, marker="edited app.py" if r.tool == "edit_file" else "validation passed")
+        for r in world.receipts
+    )
+    return replace(world, results=results, receipts=receipts)
 
 
 @pytest.mark.invariant("chapter-scenario")
@@ -269,30 +232,23 @@ def test_the_chapter_scenario_passes_its_five_checks(target):
     command approved in that order. Why it matters: it is the one example
     every learner reads; if it does not pass, nothing else will.
     """
-    with tempfile.TemporaryDirectory() as directory:
-        real = materialise_run(target, CHAPTER_PLAN, Path(directory))
-        world = describe_world(real, CHAPTER_FACTS)
-        report = judge(target, real, CHAPTER_FACTS)
-        assert_verdicts(
-            report_view(report),
-            [True] * 5,
-            CHAPTER_FACTS,
-            world=world,
-            hint="the chapter's run did exactly what its case declares",
-        )
+    world = _chapter_case(CHAPTER_WORLD)
+    with judging(world, target), materialise(world, target) as built:
+        report = evaluate(target, built)
+        assert_truth(report, truth(world), level=target.level)
         rendered = call_target("report.render()", report.render)
         if tuple(rendered.splitlines()) != CHAPTER_RENDER:
             fail(
-                world=world,
+                world="",
                 expected="\n".join(CHAPTER_RENDER),
                 observed=rendered,
                 hint="`evaluation: PASS|FAIL`, then `- <name>: PASS|FAIL (<detail>)`"
                 " per check, in case order",
             )
-        seen = [tool for tool, _ in real.approver.seen]
+        seen = [tool for tool, _ in built.approvals]
         if seen != ["edit_file", "run_command"]:
             fail(
-                world=world,
+                world="",
                 expected="the approval callback seeing ['edit_file', 'run_command']",
                 observed=f"the approval callback seeing {seen}",
                 hint="the loop asks approval once per effect, in order",

@@ -8,13 +8,19 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from strategies.build import make_events, materialise
-from strategies.facts import EventSpec, World, describe, world_events
-from strategies.lessons import call_target, fail, report_view
-from strategies.verdicts import shown_row
-from strategies.worlds import EXAMPLE_WORLDS, noise_events, worlds
-
-EVALUATE = "evaluate_run(run, workspace, receipts, case)"
+from strategies import (
+    EXAMPLE_WORLDS,
+    EventSpec,
+    World,
+    describe,
+    fail,
+    judged,
+    noise_events,
+    shown_row,
+    truth,
+    world_events,
+    worlds,
+)
 
 
 @dataclass(frozen=True)
@@ -114,40 +120,26 @@ def test_reordering_duplicating_or_adding_events_changes_nothing(
     world = case.world
     note(describe(world))
     note(case.how)
-    with materialise(world, target) as built:
-        canonical = report_view(call_target(EVALUATE, target.evaluate_run, *built.args))
-        run = call_target(
-            "AgentRun(...)",
-            target.AgentRun,
-            built.run.completed,
-            built.run.reason,
-            built.run.final,
-            make_events(target, case.events),
-            built.run.modified_files,
-        )
-        report = call_target(
-            EVALUATE,
-            target.evaluate_run,
-            run,
-            built.workspace,
-            built.receipts,
-            built.case,
-        )
-        rows = report_view(report)
-        for before, after in zip(canonical, rows, strict=False):
-            if before != after:
-                fail(
-                    world=f"{describe(world)}\n{case.how}",
-                    expected=f"in any event order: {shown_row(before)}",
-                    observed=f"after reordering: {shown_row(after)}",
-                    hint="search every event for one with the tool whose result"
-                    " holds the substring; do not depend on position, first or"
-                    " last event, or the number of events",
-                )
-        if len(canonical) != len(rows):
+    canonical = judged(target, world)
+    reordered = judged(target, world, events=case.events)
+    context = f"{describe(world)}\n{case.how}"
+    for before, after, check in zip(canonical, reordered, truth(world), strict=False):
+        if before != after:
+            # What the world says, not what the first evaluation said: that
+            # one may be the wrong one.
             fail(
-                world=f"{describe(world)}\n{case.how}",
-                expected=f"{len(canonical)} checks in any event order",
-                observed=f"{len(rows)} checks after reordering",
-                hint="the checks come from the case, not from the events",
+                world=context,
+                expected=f"in any event order: {check.shown(target.level)}",
+                observed=f"in the canonical order: {shown_row(before)}; after"
+                f" reordering: {shown_row(after)}",
+                hint="search every event for one with the tool whose result"
+                " holds the substring; do not depend on position, first or"
+                " last event, or the number of events",
             )
+    if len(canonical) != len(reordered):
+        fail(
+            world=context,
+            expected=f"{len(canonical)} checks in any event order",
+            observed=f"{len(reordered)} checks after reordering",
+            hint="the checks come from the case, not from the events",
+        )

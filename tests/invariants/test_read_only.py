@@ -5,13 +5,22 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, note
 
-from strategies.build import materialise
-from strategies.facts import World, describe
-from strategies.lessons import call_target, fail, report_view
-from strategies.snapshot import object_state, spy_on, tree_changes, tree_snapshot
-from strategies.worlds import examples, worlds
-
-EVALUATE = "evaluate_run(run, workspace, receipts, case)"
+from strategies import (
+    World,
+    call_target,
+    describe,
+    evaluate,
+    examples,
+    fail,
+    judging,
+    materialise,
+    object_state,
+    report_view,
+    spy_on,
+    tree_changes,
+    tree_snapshot,
+    worlds,
+)
 
 
 @pytest.mark.invariant("read-only")
@@ -23,6 +32,7 @@ EVALUATE = "evaluate_run(run, workspace, receipts, case)"
     "receipt log stale_digest",
     "file exact_large",
     "file symlink_inside",
+    "events handed over as a list",
 )
 @given(world=worlds())
 def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> None:
@@ -31,25 +41,40 @@ def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> N
     report twice.
 
     Task 7 (keep evaluation read-only): the evaluator judges evidence; it must
-    not create the receipt log (a missing log stays missing), append to it, put
-    a receipt, touch a file, or call workspace.read_file, whose remembered read
-    would let a later edit through, nor execute, write_file, edit_file,
-    run_command, list_files or the approval callback.
+    not sort the run's events (handed over as a list, numbered downwards),
+    replace a field of the run, the case or the store, create the receipt log
+    (a missing log stays missing), append to it, put a receipt, touch a file,
+    or call workspace.read_file, whose remembered read would let a later edit
+    through, nor execute, write_file, edit_file, run_command, list_files or
+    the approval callback.
     """
     words = describe(world)
     note(words)
-    with materialise(world, target) as built:
+    with judging(world, target), materialise(world, target) as built:
         calls = spy_on(built)
         tree_before = tree_snapshot(built.tree)
         state_before = object_state(built)
-        first = call_target(EVALUATE, target.evaluate_run, *built.args)
+        first = evaluate(target, built)
         first_rows = report_view(first)
         first_text = call_target("report.render()", first.render)
-        second = call_target(EVALUATE, target.evaluate_run, *built.args)
+        second = evaluate(target, built)
         second_rows = report_view(second)
         second_text = call_target("report.render()", second.render)
         changes = tree_changes(tree_before, tree_snapshot(built.tree))
         state_after = object_state(built)
+        _judge(words, calls, changes, state_before, state_after)
+        if first_rows != second_rows or first_text != second_text:
+            fail(
+                world=words,
+                expected=f"the same report twice: {first_text!r:.300}",
+                observed=f"the second time: {second_text!r:.300}",
+                hint="evaluation must not depend on (or leave behind) state of its"
+                " own",
+            )
+
+
+def _judge(words, calls, changes, state_before, state_after) -> None:
+    __tracebackhide__ = True
     if calls:
         fail(
             world=words,
@@ -73,13 +98,7 @@ def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> N
                 world=words,
                 expected=f"{what} unchanged by evaluation",
                 observed=f"before: {before!r:.200}; after: {state_after[what]!r:.200}",
-                hint="evaluation only reads: it must not mutate the run, the"
-                " workspace, the store or ask for approval",
+                hint="evaluation only reads: it must not mutate the run (no"
+                " events.sort(), no replaced field), the case, the workspace or"
+                " the store, nor ask for approval",
             )
-    if first_rows != second_rows or first_text != second_text:
-        fail(
-            world=words,
-            expected=f"the same report twice: {first_text!r:.300}",
-            observed=f"the second time: {second_text!r:.300}",
-            hint="evaluation must not depend on (or leave behind) state of its own",
-        )

@@ -10,98 +10,96 @@ rest of read-only behaviour.
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
+from dataclasses import replace
 
 import pytest
-from hypothesis import given, note, settings
+from hypothesis import given, note
 
-from strategies.lessons import InvariantFailure, call_target, fail, report_view
-from strategies.runs import (
-    CHAPTER_PLAN,
-    EFFECTS_PLAN,
-    RICH_PLAN,
-    CaseFacts,
+from strategies import (
+    CHAPTER_WORLD,
+    EFFECTS_WORLD,
+    RICH_WORLD,
     FileFact,
+    FinalFact,
+    InvariantFailure,
+    LogFact,
     Plan,
     ReadFile,
     ReceiptFact,
     SeedFile,
-    case_facts,
-    describe_plan,
-    describe_world,
-    judge,
-    materialise_run,
-    plans,
-    verdicts,
-    with_written_plans,
+    World,
+    call_target,
+    describe,
+    evaluate,
+    fail,
+    judging,
+    materialise,
+    object_state,
+    played_world,
+    played_worlds,
+    real_runs,
+    report_view,
+    shown_row,
+    spy_on,
+    tree_changes,
+    tree_snapshot,
+    with_written_worlds,
 )
-from strategies.snapshot import object_state, spy_on, tree_changes, tree_snapshot
-
-# Every example starts the target's loop and up to two interpreter processes
-# (about 20 ms each), so these properties draw a quarter of the profile's
-# examples (25 under `ci`); the written-out plans hold every step kind and
-# every kind of store, so finding a mistake does not hinge on the count.
-RUNS = settings(max_examples=max(10, settings.default.max_examples // 4))
-
-#: A file no plan ever creates: its expectation makes the evaluator look for
-#: a missing file, which it must not create.
-MISSING = "missing.txt"
 
 #: A read-only plan with the log beside the root: no effect is approved, so
 #: the log must still not exist after evaluation.
-NO_LOG_PLAN = Plan(
-    files=(SeedFile("a.txt", "one\n"),),
-    steps=(ReadFile("a.txt"),),
-    final="done:@a.",
-    marker="@a",
+NO_LOG_WORLD = played_world(
+    Plan(files=(SeedFile("a.txt", "one\n"),), steps=(ReadFile("a.txt"),)),
+    FinalFact("embedded", "@a"),
+    LogFact("path", "beside"),
 )
-
 
 #: A file the run never reads beside one it reads: the smallest world where
 #: evaluation could hand the workspace a read it never made.
-UNREAD_PLAN = Plan(
-    files=(SeedFile("a.txt", "one\n"), SeedFile("b.md", "two\n")),
-    steps=(ReadFile("a.txt"),),
-    final="done:@u.",
-    marker="@u",
+UNREAD_WORLD = played_world(
+    Plan(
+        files=(SeedFile("a.txt", "one\n"), SeedFile("b.md", "two\n")),
+        steps=(ReadFile("a.txt"),),
+    ),
+    FinalFact("embedded", "@u"),
+    LogFact("path", "beside"),
 )
 
 
-def _probing_facts(facts: CaseFacts, real) -> CaseFacts:
-    """The plan's case plus two facts that make the evaluator look for
-    evidence that is not there: a missing file and a receipt never written."""
-    unused = len(real.outcome.receipts) + len(real.outcome.unused_call_ids) + 1
-    return CaseFacts(
-        facts.final_contains,
-        (*facts.files, FileFact(MISSING, "absent\n")),
-        facts.results,
-        (*facts.receipts, ReceiptFact(f"call-{unused}", "edit_file", "ok", "edited")),
+def _probing(world: World) -> World:
+    """The world plus two facts that make the evaluator look for evidence that
+    is not there: a file never created and a receipt never written."""
+    unused = sum(
+        type(step).__name__ in ("EditFile", "WriteFile", "RunCommand", "Denied", "Refused")
+        for step in world.plan.steps
     )
+    missing = FileFact(len(world.files), ("missing.txt",), "missing", "absent\n")
+    absent = ReceiptFact(f"call-{unused + 1}", "edit_file", "ok", (), "match", "edited", "absent")
+    return replace(world, files=(*world.files, missing), receipts=(*world.receipts, absent))
 
 
-def _state(real) -> dict[str, object]:
+def _state(built) -> dict[str, object]:
     """Everything evaluation is handed or could reach, as comparable copies."""
     return {
-        **object_state(real),
-        "the approvals asked for": list(real.approver.seen),
-        "the model's calls": real.model.calls,
+        **object_state(built),
+        "the approvals asked for": list(built.approvals),
+        "the model's calls": built.model.calls,
     }
 
 
-def _evaluate_spied(target, real, facts: CaseFacts):
-    """Evaluate with the workspace's tools and the store's `put` spied on
-    (the calls still happen); fail if any was called."""
-    calls = spy_on(real)
+def _evaluate_spied(target, built):
+    """Evaluate with the workspace's tools and the store's `put` spied on (the
+    calls still happen); fail if any was called."""
+    calls = spy_on(built)
     failure: InvariantFailure | None = None
     report = None
     try:
-        report = judge(target, real, facts)
+        report = evaluate(target, built)
     except InvariantFailure as raised:
         failure = raised
     if calls:
         fail(
-            world=describe_world(real, facts),
+            world="",
             expected="no call to a workspace tool or to receipts.put",
             observed="calls to " + ", ".join(dict.fromkeys(calls)),
             hint="read file evidence through workspace.resolve_path and the bytes"
@@ -110,14 +108,14 @@ def _evaluate_spied(target, real, facts: CaseFacts):
         )
     if failure is not None:
         raise failure
-    return report
+    return report_view(report)
 
 
 @pytest.mark.invariant("read-only-real-runs")
-@RUNS
-@given(plan=plans())
-@with_written_plans(NO_LOG_PLAN, CHAPTER_PLAN, EFFECTS_PLAN, RICH_PLAN)
-def test_evaluating_a_real_run_changes_nothing(target, plan):
+@real_runs()
+@given(world=played_worlds())
+@with_written_worlds(NO_LOG_WORLD, CHAPTER_WORLD, EFFECTS_WORLD, RICH_WORLD)
+def test_evaluating_a_real_run_changes_nothing(target, world: World):
     """Evaluating a real run changes no byte or path of its directory, the
     run, the store, the approvals or the model's calls, and calls no tool.
 
@@ -130,68 +128,62 @@ def test_evaluating_a_real_run_changes_nothing(target, plan):
     creates the log, re-runs a tool or appends a receipt changes the evidence
     it judges and the next evaluation with it.
     """
-    note(describe_plan(plan))
-    with tempfile.TemporaryDirectory() as directory:
-        real = materialise_run(target, plan, Path(directory))
-        facts = _probing_facts(case_facts(plan, real.outcome), real)
-        world = describe_world(real, facts)
-        tree = tree_snapshot(real.top)
-        before = _state(real)
-        first = report_view(_evaluate_spied(target, real, facts))
-        changes = tree_changes(tree, tree_snapshot(real.top))
+    world = _probing(world)
+    note(describe(world))
+    with judging(world, target), materialise(world, target) as built:
+        tree = tree_snapshot(built.tree)
+        before = _state(built)
+        first = _evaluate_spied(target, built)
+        changes = tree_changes(tree, tree_snapshot(built.tree))
         if changes:
             fail(
-                world=world,
+                world="",
                 expected="no change to any byte, time or path of the temporary tree",
                 observed="; ".join(changes),
                 hint="open evidence for reading only; a missing receipt log is an"
                 " empty store, never a file to create (no open(..., 'a'), no touch)",
             )
-        after = _state(real)
+        after = _state(built)
         for name, value in before.items():
             if after[name] != value:
                 fail(
-                    world=world,
-                    expected=f"{name} unchanged: {value!r}",
-                    observed=f"{name} now {after[name]!r}",
+                    world="",
+                    expected=f"{name} unchanged: {value!r:.300}",
+                    observed=f"{name} now {after[name]!r:.300}",
                     hint="evaluation reads the run and the store; it never calls the"
                     " model or the approval callback and never rewrites anything",
                 )
-        second = report_view(_evaluate_spied(target, real, facts))
+        second = _evaluate_spied(target, built)
         if second != first:
             fail(
-                world=world,
-                expected=f"the same report again:\n{verdicts(first)}",
-                observed=verdicts(second),
+                world="",
+                expected="the same report again:\n"
+                + "\n".join(shown_row(row) for row in first),
+                observed="\n".join(shown_row(row) for row in second),
                 hint="evaluation must depend only on the run, the files, the log and"
                 " the case, all unchanged between the two calls",
             )
 
 
-def _edit_probe(target, path: str, text: str):
-    return call_target(
-        f"ToolAction('edit_file', {{'path': {path!r}, ...}})",
-        target.ToolAction,
-        "edit_file",
-        {"path": path, "old": text, "new": text + "!"},
-    )
-
-
-def _attempt_edits(target, real, probes: dict[str, str]) -> dict[str, str]:
-    """What `workspace.execute` answers to an approved edit of each probed
-    file (replacing its whole current text, which occurs exactly once)."""
-    workspace = real.workspace
+def _attempt_edits(target, built, probes: dict[str, str]) -> dict[str, object]:
+    """What `workspace.execute` answers to an approved edit of each probed file
+    (replacing its whole current text, which occurs exactly once)."""
+    workspace = built.workspace
     approver = workspace.confirm_tool
     workspace.confirm_tool = lambda action: True
     try:
-        return {
-            path: call_target(
-                "workspace.execute(edit)",
-                workspace.execute,
-                _edit_probe(target, path, text),
+        answers = {}
+        for path, text in probes.items():
+            action = call_target(
+                f"ToolAction('edit_file', {{'path': {path!r}, ...}})",
+                target.ToolAction,
+                "edit_file",
+                {"path": path, "old": text, "new": text + "!"},
             )
-            for path, text in probes.items()
-        }
+            answers[path] = call_target(
+                "workspace.execute(edit)", workspace.execute, action
+            )
+        return answers
     finally:
         workspace.confirm_tool = approver
 
@@ -201,10 +193,10 @@ def _refused(answer: object) -> bool:
 
 
 @pytest.mark.invariant("read-state-kept")
-@RUNS
-@given(plan=plans(min_steps=1, untouched_files=1))
-@with_written_plans(UNREAD_PLAN, RICH_PLAN)
-def test_evaluation_keeps_the_workspace_read_state(target, plan):
+@real_runs()
+@given(world=played_worlds(min_steps=1, untouched_files=1))
+@with_written_worlds(UNREAD_WORLD, RICH_WORLD)
+def test_evaluation_keeps_the_workspace_read_state(target, world: World):
     """An edit the workspace refuses before evaluation (a file never read, or
     changed on disk since it was read) is still refused after it.
 
@@ -217,31 +209,24 @@ def test_evaluation_keeps_the_workspace_read_state(target, plan):
     an evaluator that calls it quietly authorises the next edit of a file
     nobody looked at, or of one changed behind the agent's back.
     """
-    note(describe_plan(plan))
-    with tempfile.TemporaryDirectory() as directory:
-        real = materialise_run(target, plan, Path(directory))
-        files = dict(real.outcome.files)
+    note(describe(world))
+    with judging(world, target), materialise(world, target) as built:
+        outcome = built.outcome
         probes: dict[str, str] = {}
-        for path, text in files.items():
-            if path not in real.outcome.observed and text:
+        for path, text in outcome.files:
+            if path not in outcome.observed and text:
                 probes[path] = text
-            elif path in real.outcome.observed:
+            elif path in outcome.observed:
                 probes[path] = text + "~"  # changed behind the workspace's back
-                (real.root / path).write_bytes(probes[path].encode("utf-8"))
-        facts = case_facts(plan, real.outcome)
-        facts = CaseFacts(
-            facts.final_contains,
-            tuple(FileFact(f.path, probes.get(f.path, f.content)) for f in facts.files),
-            facts.results,
-            facts.receipts,
+                (built.root / path).write_bytes(probes[path].encode("utf-8"))
+        context = "after the run, on disk: " + ", ".join(
+            f"{path} = {text!r}" for path, text in probes.items()
         )
-        world = describe_world(real, facts) + "\nafter the run, on disk: "
-        world += ", ".join(f"{path} = {text!r}" for path, text in probes.items())
-        before = _attempt_edits(target, real, probes)
+        before = _attempt_edits(target, built, probes)
         accepted = [path for path, answer in before.items() if not _refused(answer)]
         if accepted:
             fail(
-                world=world,
+                world=context,
                 expected="a refusal from the workspace (error: ...) for an edit of a"
                 " file it never read or that changed since it was read",
                 observed=f"the workspace accepting an edit of {accepted[0]} before any"
@@ -249,12 +234,12 @@ def test_evaluation_keeps_the_workspace_read_state(target, plan):
                 hint="Day 3: write_file and edit_file refuse a file not read before"
                 " or changed since; finish the workspace before Day 7",
             )
-        report_view(judge(target, real, facts))
-        after = _attempt_edits(target, real, probes)
+        evaluate(target, built)
+        after = _attempt_edits(target, built, probes)
         accepted = [path for path, answer in after.items() if not _refused(answer)]
         if accepted:
             fail(
-                world=world,
+                world=context,
                 expected=f"the edit of {accepted[0]} refused after evaluate_run, as"
                 " it was before",
                 observed=f"the workspace accepting it after evaluate_run:"

@@ -6,13 +6,20 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from strategies.build import materialise
-from strategies.facts import World, describe, truth
-from strategies.lessons import call_target, fail, report_view
-from strategies.verdicts import shown_row
-from strategies.worlds import examples, worlds
-
-EVALUATE = "evaluate_run(run, workspace, receipts, case)"
+from strategies import (
+    World,
+    call_target,
+    describe,
+    evaluate,
+    examples,
+    fail,
+    judging,
+    materialise,
+    report_view,
+    shown_row,
+    truth,
+    worlds,
+)
 
 _SHAPE_EXAMPLES = (
     "everything at once",
@@ -40,8 +47,8 @@ def test_one_check_per_fact_named_and_ordered_by_the_contract(
     and order are what let a reader (and a diff) find a failed fact.
     """
     note(describe(world))
-    with materialise(world, target) as built:
-        report = call_target(EVALUATE, target.evaluate_run, *built.args)
+    with judging(world, target), materialise(world, target) as built:
+        report = evaluate(target, built)
     names = [row[0] for row in report_view(report)]
     want = [check.name for check in truth(world)]
     if names != want:
@@ -92,9 +99,9 @@ def test_the_report_passes_exactly_when_every_check_passes(
     broken run through.
     """
     note(describe(world))
-    with materialise(world, target) as built:
-        report = call_target(EVALUATE, target.evaluate_run, *built.args)
-    rows = report_view(report)
+    with judging(world, target), materialise(world, target) as built:
+        report = evaluate(target, built)
+        rows = report_view(report)
     should = bool(rows) and all(row[1] for row in rows)
     if report.passed is not should:
         failed = [shown_row(row) for row in rows if not row[1]]
@@ -226,7 +233,6 @@ def test_an_evaluated_report_renders_its_own_checks(target, world: World) -> Non
     Task 6 (a stable report): the rendering of evaluate_run's own report.
     """
     note(describe(world))
-    with materialise(world, target) as built:
-        report = call_target(EVALUATE, target.evaluate_run, *built.args)
-        rows = report_view(report)
-        _render_lines(target, report, rows, describe(world))
+    with judging(world, target), materialise(world, target) as built:
+        report = evaluate(target, built)
+        _render_lines(target, report, report_view(report), describe(world))

@@ -6,19 +6,23 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from strategies.build import materialise
-from strategies.cases import (
+from strategies import (
     Spec,
     ValidSpec,
+    World,
+    call_target,
+    describe,
     example_invalid_specs,
     example_valid_specs,
+    expect_error,
+    fail,
     invalid_specs,
+    materialise,
     normalisable_paths,
+    spelled,
     valid_specs,
     wrong_type_specs,
 )
-from strategies.facts import World, describe, spelled
-from strategies.lessons import call_target, expect_error, fail
 
 
 def _examples(specs, argument: str):

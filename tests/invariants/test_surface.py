@@ -12,8 +12,7 @@ import inspect
 
 import pytest
 
-from strategies.lessons import InvariantFailure, fail
-from strategies.target import REQUIRED_NAMES, Target
+from strategies import REQUIRED_NAMES, InvariantFailure, Target, fail
 
 # Where each name lives in a course agent folder: the hint for a learner.
 HOME = {

@@ -8,13 +8,26 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from strategies.build import materialise
-from strategies.facts import LOG_TAMPER_KINDS, World, describe, truth
-from strategies.lessons import call_target, fail, report_view
-from strategies.verdicts import assert_truth, rows_without_tree, shown_row
-from strategies.worlds import EXAMPLE_WORLDS, log_facts, passing_worlds
+from strategies import (
+    EXAMPLE_WORLDS,
+    LOG_KINDS,
+    World,
+    assert_truth,
+    describe,
+    evaluate,
+    fail,
+    judging,
+    log_facts,
+    materialise,
+    passing_worlds,
+    report_view,
+    rows_without_tree,
+    shown_row,
+    truth,
+)
 
-EVALUATE = "evaluate_run(run, workspace, receipts, case)"
+#: Every kind of damage that makes a log unloadable.
+TAMPERS = LOG_KINDS.names(verdicts=("unavailable",))
 
 
 @dataclass(frozen=True)
@@ -26,19 +39,19 @@ class Tampering:
 
 
 def _tampered(world: World, kind: str, line: int, variant: int) -> Tampering:
-    log = replace(world.log, tamper=kind, tamper_line=line, tamper_variant=variant)
+    log = replace(world.log, kind=kind, line=line, variant=variant)
     return Tampering(world, replace(world, log=log))
 
 
 _CLEAN = passing_worlds(
     max_files=1,
     min_receipts=1,
-    logs=log_facts(stores=("path",), tampers=("none",), get_errors=(None,)),
+    logs=log_facts(stores=("path",), kinds=("none",), gets=(None,)),
 )
 _TAMPERINGS = st.builds(
     _tampered,
     _CLEAN,
-    st.sampled_from(LOG_TAMPER_KINDS),
+    st.sampled_from(TAMPERS),
     st.integers(0, 4),
     st.integers(0, 6),
 )
@@ -47,7 +60,7 @@ _TAMPERINGS = st.builds(
 def _example(kind: str, variant: int = 0) -> Tampering:
     # Line 0 is the unrelated receipt's: the declared ones sit on intact lines.
     clean = EXAMPLE_WORLDS["receipt log non_json"]
-    clean = replace(clean, log=replace(clean.log, tamper="none"))
+    clean = replace(clean, log=replace(clean.log, kind="none"))
     return _tampered(clean, kind, 0, variant)
 
 
@@ -58,7 +71,7 @@ def _everything(kind: str) -> Tampering:
 
 def _with_examples(test):
     cases = [_everything("stale_digest"), _everything("non_json")]
-    cases += [_example(kind) for kind in LOG_TAMPER_KINDS]
+    cases += [_example(kind) for kind in TAMPERS]
     cases += [_example("missing_key", v) for v in range(1, 7)]
     cases += [_example("stale_digest", v) for v in range(1, 6)]
     cases += [_example("non_object", v) for v in range(1, 6)]
@@ -84,12 +97,12 @@ def test_a_tampered_log_fails_every_receipt_check_and_nothing_else(
     """
     words = describe(case.tampered)
     note(words)
-    with materialise(case.clean, target) as built:
-        clean = call_target(EVALUATE, target.evaluate_run, *built.args)
+    with judging(case.clean, target), materialise(case.clean, target) as built:
+        clean = evaluate(target, built)
         clean_rows = rows_without_tree(report_view(clean), built.tree)
-        _assert_receipts(clean, case.clean, describe(case.clean))
-    with materialise(case.tampered, target) as built:
-        tampered = call_target(EVALUATE, target.evaluate_run, *built.args)
+        _assert_receipts(clean, case.clean, target.level)
+    with judging(case.tampered, target), materialise(case.tampered, target) as built:
+        tampered = evaluate(target, built)
         rows = rows_without_tree(report_view(tampered), built.tree)
     if len(rows) != len(clean_rows):
         fail(
@@ -106,23 +119,24 @@ def test_a_tampered_log_fails_every_receipt_check_and_nothing_else(
                 observed=f"with the log damaged: {shown_row(after)}",
                 hint="only receipt checks depend on the receipt log",
             )
-    _assert_receipts(tampered, case.tampered, words)
+    with judging(case.tampered, target):
+        _assert_receipts(tampered, case.tampered, target.level)
 
 
-def _assert_receipts(report, world: World, words: str) -> None:
+def _assert_receipts(report, world: World, level: str) -> None:
     """The receipt checks agree with the truth; the others are not judged here."""
     __tracebackhide__ = True
     rows = report_view(report)
     expected = truth(world)
     if len(rows) != len(expected):
-        assert_truth(report, expected, world=words)  # names the missing checks
+        assert_truth(report, expected, level=level)  # names the missing checks
     for row, check in zip(rows, expected, strict=True):
         if check.name.startswith("receipt:") and (
-            row[0] != check.name or not check.accepts(row[1], row[2])
+            row[0] != check.name or not check.accepts(row[1], row[2], level)
         ):
             fail(
-                world=f"{words}\nthe fact behind {check.name}: {check.fact}",
-                expected=check.shown(),
+                world=f"{describe(world)}\nthe fact behind {check.name}: {check.fact}",
+                expected=check.shown(level),
                 observed=shown_row(row),
                 hint=check.hint,
             )

@@ -1,17 +1,16 @@
-"""Hypothesis strategies that draw whole Day 7 worlds, each knowing its truth.
+"""Hypothesis strategies that draw whole worlds, each knowing its truth.
 
 One strategy per noun, plural-named: `final_facts`, `file_facts`,
 `result_facts`, `receipt_facts`, `log_facts`, `noise_events`, and `worlds`,
 which puts them together and gives every fact its unique marker and index.
 Choices are listed simplest first, so a failing world shrinks towards one
-plain file, one plain event and an untouched log.
+plain file, one plain event and an untouched log. `hostile_worlds` draws the
+same worlds from the kinds only a hardened evaluator survives.
 
-Nothing here touches the target: a world is plain data until
-`strategies.build.materialise` makes it real inside a test.
-
-`EXAMPLE_WORLDS` are hand-written worlds, one per kind of fact: the explicit
-examples kept beside the properties, so every mistake a kind exists to catch
-is caught on every run, whatever the seed.
+`EXAMPLE_WORLDS` are written out, one per kind of fact (made from the kind
+tables, so a new kind gets its example by itself): explicit examples kept
+beside the properties, so every mistake a kind exists to catch is caught on
+every run, whatever the seed. `TRAP_WORLDS` do the same for hardened kinds.
 """
 
 from __future__ import annotations
@@ -23,52 +22,46 @@ from typing import Any, TypeVar
 from hypothesis import example
 from hypothesis import strategies as st
 
-from strategies.facts import (
+from strategies.files import (
     FILE_KINDS,
-    FILE_PASS_KINDS,
-    FILE_UNAVAILABLE_KINDS,
-    FINAL_KINDS,
-    FINAL_PASS_KINDS,
-    INCOMPLETE_REASONS,
-    LOG_TAMPER_KINDS,
-    RECEIPT_KINDS,
-    RECEIPT_PASS_KINDS,
-    RESULT_KINDS,
-    RESULT_PASS_KINDS,
     SPELLINGS,
-    TOOLS,
-    EventSpec,
     FileFact,
-    FinalFact,
-    LogFact,
-    ReceiptFact,
-    ResultFact,
-    World,
-    noise_event,
+    PathDraft,
+    devices_available,
+    file_path,
 )
+from strategies.finals import FINAL_KINDS, FinalFact
+from strategies.kinds import PASS, UNAVAILABLE
+from strategies.logs import COURSE_GET_ERRORS, HARDENED_GET_ERRORS, LOG_KINDS, LogFact
+from strategies.receipts import RECEIPT_KINDS, ReceiptFact
+from strategies.results import RESULT_KINDS, EventSpec, ResultFact, noise_event
+from strategies.vocabulary import EFFECT_TOOLS, INCOMPLETE_REASONS, TOOLS, marker
+from strategies.world import World
 
 __all__ = [
     "BROAD_EXAMPLES",
     "EXAMPLE_WORLDS",
-    "HARDENED_GET_ERRORS",
+    "PASSING_WORLD",
+    "TRAP_WORLDS",
     "examples",
     "file_facts",
     "final_facts",
+    "hostile_worlds",
     "log_facts",
-    "marker",
     "noise_events",
     "passing_worlds",
     "receipt_facts",
     "result_facts",
     "texts",
     "unavailable_worlds",
+    "with_perturbations",
     "worlds",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Filler never holds "[" or "]": markers are the only text with brackets, so
-# a marker occurs exactly where its fact put it. Pools rather than drawn
+# Filler never holds "[", "]" or "|": markers are the only text with brackets,
+# so a marker occurs exactly where its fact put it. Pools rather than drawn
 # characters: the kinds carry the structure (line endings, BOMs, sizes), the
 # text only needs some variety, and one draw per text keeps generation cheap.
 _TEXTS = (
@@ -109,22 +102,7 @@ _ARTIFACTS = (
     ("src/app.py", "docs/b.md"),
     ("b.md", "a.md", "日本/c.txt"),
 )
-
-_EFFECT_TOOLS = ("edit_file", "write_file", "run_command")
 _CALL_ID_STYLES = ("call-{}", "c{}", "call {}", "呼叫-{}")
-_GET_ERRORS = ("AgentError", "OSError")
-#: Exceptions only a hardened evaluator must survive from a store's get.
-HARDENED_GET_ERRORS = ("RuntimeError", "KeyError", "TypeError", "LookupFailure")
-
-
-def marker(number: int) -> str:
-    """The number-th marker: [A], [B], ..., [Z], [AA], ...; unique per number."""
-    letters = ""
-    number += 1
-    while number:
-        number, rest = divmod(number - 1, 26)
-        letters = chr(ord("A") + rest) + letters
-    return f"[{letters}]"
 
 
 def texts() -> st.SearchStrategy[str]:
@@ -132,64 +110,42 @@ def texts() -> st.SearchStrategy[str]:
     return st.sampled_from(_TEXTS)
 
 
-def _protected_forms(index: int) -> tuple[tuple[str, ...], ...]:
-    # Each form carries the index, so two protected files never collide.
-    return (
-        (f"p{index}", ".env"),
-        (f"x{index}.pem",),
-        (".git", f"x{index}"),
-        (f"p{index}", "id_rsa"),
-        (f"p{index}", "credentials"),
-        (f".env.local{index}",),
-        (f"X{index}.KEY",),
-        (".ssh", f"k{index}"),
-        (".aws", f"c{index}"),
-        (f"p{index}", "id_ed25519"),
-        (f"p{index}", ".ENV"),
-    )
-
-
 @dataclass(frozen=True)
 class _FileDraft:
     kind: str
-    dirs: tuple[str, ...]
-    stem: str
-    suffix: str
+    path: PathDraft
     text: str
     spelling: str
-    form: int
+    variant: int
 
     def at(self, index: int) -> FileFact:
-        leaf = f"{self.stem}{index}{self.suffix}"
-        if self.kind == "protected":
-            forms = _protected_forms(index)
-            parts = self.dirs + forms[self.form % len(forms)]
-        elif self.kind == "symlinked_parent":
-            parts = (*self.dirs, f"ln{index}", leaf)
-        else:
-            parts = (*self.dirs, leaf)
-        return FileFact(index, parts, self.kind, self.text, self.spelling)
+        fact = file_path(self.kind, self.path, index, self.variant)
+        spelling = self.spelling if FILE_KINDS[self.kind].spellable else "plain"
+        return replace(fact, text=self.text, spelling=spelling)
 
 
-def file_facts(kinds: Sequence[str] = FILE_KINDS) -> st.SearchStrategy[_FileDraft]:
+def file_facts(kinds: Sequence[str] | None = None) -> st.SearchStrategy[_FileDraft]:
     """Drafts of file facts; `worlds` gives each its index (and so its path)."""
     return st.builds(
         _FileDraft,
-        kind=st.sampled_from(kinds),
-        dirs=st.sampled_from(_DIRS),
-        stem=st.sampled_from(_STEMS),
-        suffix=st.sampled_from(_SUFFIXES),
+        kind=st.sampled_from(kinds or FILE_KINDS.names()),
+        path=st.builds(
+            PathDraft,
+            st.sampled_from(_DIRS),
+            st.sampled_from(_STEMS),
+            st.sampled_from(_SUFFIXES),
+        ),
         text=texts(),
         spelling=st.sampled_from(SPELLINGS),
-        form=st.integers(0, 10),
+        variant=st.integers(0, 63),
     )
 
 
-def final_facts(kinds: Sequence[str] = FINAL_KINDS) -> st.SearchStrategy[FinalFact]:
+def final_facts(kinds: Sequence[str] | None = None) -> st.SearchStrategy[FinalFact]:
     """How the run ended; `worlds` gives it its marker."""
     return st.builds(
         FinalFact,
-        kind=st.sampled_from(kinds),
+        kind=st.sampled_from(kinds or FINAL_KINDS.names()),
         words=st.sampled_from(_WORDS),
         reason=st.sampled_from(INCOMPLETE_REASONS),
     )
@@ -205,13 +161,17 @@ def _result_fact(tool: int, shift: int, kind: str, repeat: bool) -> ResultFact:
     )
 
 
-def result_facts(kinds: Sequence[str] = RESULT_KINDS) -> st.SearchStrategy[ResultFact]:
+_PLAYED = ("observed", "unobserved")  # a real run's, not drawn into built runs
+
+
+def result_facts(kinds: Sequence[str] | None = None) -> st.SearchStrategy[ResultFact]:
     """One result expectation and its events; `worlds` gives it its marker."""
+    chosen = kinds or [k for k in RESULT_KINDS.names() if k not in _PLAYED]
     return st.builds(
         _result_fact,
         st.integers(0, len(TOOLS) - 1),
         st.integers(0, len(TOOLS) - 2),
-        st.sampled_from(kinds),
+        st.sampled_from(chosen),
         st.booleans(),
     )
 
@@ -238,38 +198,61 @@ class _ReceiptDraft:
 
 
 def receipt_facts(
-    kinds: Sequence[str] = RECEIPT_KINDS,
+    kinds: Sequence[str] | None = None,
     stored: Sequence[str] = ("put", "appended", "absent"),
 ) -> st.SearchStrategy[_ReceiptDraft]:
     """Drafts of receipt facts; `worlds` gives each its call id and marker."""
     return st.builds(
         _ReceiptDraft,
         style=st.sampled_from(_CALL_ID_STYLES),
-        tool=st.sampled_from(_EFFECT_TOOLS),
+        tool=st.sampled_from(EFFECT_TOOLS),
         exit_state=st.sampled_from(("ok", "error")),
         artifacts=st.sampled_from(_ARTIFACTS),
-        kind=st.sampled_from(kinds),
+        kind=st.sampled_from(kinds or RECEIPT_KINDS.names()),
         stored=st.sampled_from(stored),
+    )
+
+
+def _log(
+    store: str,
+    location: str,
+    kind: str,
+    line: int,
+    variant: int,
+    get: str | None,
+    workspace_store: str,
+    extra: int,
+) -> LogFact:
+    # Damage only means something for a log file; a memory store has none.
+    return LogFact(
+        store,
+        location,
+        kind if store == "path" else "none",
+        line,
+        variant,
+        get,
+        workspace_store,
+        extra,
     )
 
 
 def log_facts(
     *,
     stores: Sequence[str] = ("path", "memory", "missing"),
-    tampers: Sequence[str] = ("none", "duplicate_identical", *LOG_TAMPER_KINDS),
-    get_errors: Sequence[str | None] = (None, *_GET_ERRORS),
+    kinds: Sequence[str] | None = None,
+    gets: Sequence[str | None] = (None, *COURSE_GET_ERRORS),
 ) -> st.SearchStrategy[LogFact]:
     """Which store evaluation gets, where its log is and how it is damaged."""
     return st.builds(
-        LogFact,
-        store=st.sampled_from(stores),
-        location=st.sampled_from(("inside", "beside")),
-        tamper=st.sampled_from(tampers),
-        tamper_line=st.integers(0, 4),
-        tamper_variant=st.integers(0, 6),
-        get_raises=st.sampled_from(get_errors),
-        workspace_store=st.sampled_from(("same", "separate")),
-        extra=st.integers(0, 2),
+        _log,
+        st.sampled_from(stores),
+        st.sampled_from(("inside", "beside")),
+        st.sampled_from(kinds or LOG_KINDS.names()),
+        st.integers(0, 4),
+        st.integers(0, 6),
+        st.sampled_from(gets),
+        st.sampled_from(("same", "separate")),
+        st.integers(0, 2),
     )
 
 
@@ -283,13 +266,6 @@ def noise_events() -> st.SearchStrategy[EventSpec]:
     )
 
 
-def _consistent_log(log: LogFact) -> LogFact:
-    # Tampering only means something for a log file; a memory store has none.
-    if log.store != "path":
-        return replace(log, tamper="none")
-    return log
-
-
 def _assemble(
     final: FinalFact,
     drafts: list[_FileDraft],
@@ -298,6 +274,7 @@ def _assemble(
     receipt_drafts: list[_ReceiptDraft],
     noise: list[EventSpec],
     modified: int,
+    as_list: bool,
 ) -> World:
     files = tuple(d.at(i) for i, d in enumerate(drafts))
     marked = tuple(replace(r, marker=marker(1 + i)) for i, r in enumerate(results))
@@ -311,18 +288,19 @@ def _assemble(
         files=files,
         results=marked,
         receipts=receipts,
-        log=_consistent_log(log),
+        log=log,
         noise=tuple(noise),
         modified_files=tuple(chosen),
+        events_as_list=as_list,
     )
 
 
 def worlds(
     *,
     finals: st.SearchStrategy[FinalFact] | None = None,
-    file_kinds: Sequence[str] = FILE_KINDS,
-    result_kinds: Sequence[str] = RESULT_KINDS,
-    receipt_kinds: Sequence[str] = RECEIPT_KINDS,
+    file_kinds: Sequence[str] | None = None,
+    result_kinds: Sequence[str] | None = None,
+    receipt_kinds: Sequence[str] | None = None,
     stored: Sequence[str] = ("put", "appended", "absent"),
     logs: st.SearchStrategy[LogFact] | None = None,
     max_files: int = 3,
@@ -330,13 +308,14 @@ def worlds(
     min_receipts: int = 0,
     max_receipts: int = 3,
     max_noise: int = 2,
+    as_list: bool | None = None,
 ) -> st.SearchStrategy[World]:
     """A whole world: a final, files, result events, receipts and a log.
 
     Each fact gets its index (so its path or call id is unique) and its
     marker (so its substring occurs only where it put it). Every argument
-    narrows what is drawn; `None` means the full range. The parts are built
-    once, here, so drawing a world is only drawing.
+    narrows what is drawn; `None` means the full range of course-level
+    kinds. The parts are built once, here, so drawing a world is only drawing.
     """
     return st.builds(
         _assemble,
@@ -351,25 +330,60 @@ def worlds(
         ),
         st.lists(noise_events(), max_size=max_noise),
         st.integers(0, 2**max_files - 1),
+        st.booleans() if as_list is None else st.just(as_list),
     )
 
 
 def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
     """Worlds whose every check must pass: the base of single-fact perturbations."""
     settings: dict[str, Any] = {
-        "finals": final_facts(FINAL_PASS_KINDS),
-        "file_kinds": FILE_PASS_KINDS,
-        "result_kinds": RESULT_PASS_KINDS,
-        "receipt_kinds": RECEIPT_PASS_KINDS,
+        "finals": final_facts(FINAL_KINDS.names(verdicts=(PASS,))),
+        "file_kinds": [
+            k
+            for k in FILE_KINDS.names(verdicts=(PASS,))
+            if not FILE_KINDS[k].own_path
+        ],
+        "result_kinds": [
+            k for k in RESULT_KINDS.names(verdicts=(PASS,)) if k not in _PLAYED
+        ],
+        "receipt_kinds": RECEIPT_KINDS.names(verdicts=(PASS,)),
         "stored": ("put", "appended"),
         "logs": log_facts(
             stores=("path", "memory"),
-            tampers=("none", "duplicate_identical"),
-            get_errors=(None,),
+            kinds=LOG_KINDS.names(verdicts=(PASS,)),
+            gets=(None,),
         ),
     }
     settings.update(narrowing)
     return worlds(**settings)
+
+
+def unavailable_worlds() -> st.SearchStrategy[World]:
+    """Worlds whose files are all unavailable evidence, and whose log may be too."""
+    return worlds(file_kinds=FILE_KINDS.names(verdicts=(UNAVAILABLE,)))
+
+
+def hostile_worlds(*, max_files: int = 4, max_results: int = 4) -> st.SearchStrategy[World]:
+    """Worlds whose facts are traps only a hardened evaluator survives, among
+    a few plain ones (the controls, which must still pass)."""
+
+    def hardened(kinds: Any, *controls: str) -> list[str]:
+        return [*controls, *_hardened_only(kinds)]
+
+    return worlds(
+        finals=final_facts(hardened(FINAL_KINDS, "embedded", "completed_without_final")),
+        file_kinds=hardened(
+            FILE_KINDS, "exact", "missing", "directory", "protected", "symlink_outside"
+        ),
+        result_kinds=hardened(RESULT_KINDS, "embedded", "result_none", "invalid_event"),
+        logs=log_facts(
+            kinds=hardened(LOG_KINDS, "none", "directory", "unreadable"),
+            gets=(None, *HARDENED_GET_ERRORS),
+        ),
+        max_files=max_files,
+        max_results=max_results,
+        max_receipts=2,
+    )
 
 
 # --- explicit worlds, one per kind -------------------------------------------------
@@ -379,15 +393,14 @@ _NOISE = (
     noise_event("invalid", "read_file", "oops"),
     noise_event("tool", "list_files", "src"),
 )
+_DRAFT = PathDraft(("src",), "app", ".py")
 
 
-def _file_world(kind: str, spelling: str = "plain") -> World:
-    parts = ("src", "app0.py")
-    if kind == "protected":
-        parts = (".env",)
-    elif kind == "symlinked_parent":
-        parts = ("src", "ln0", "app0.py")
-    return World(files=(FileFact(0, parts, kind, _TEXT, spelling),))
+def _file_world(kind: str, spelling: str = "plain", variant: int = 1) -> World:
+    fact = replace(file_path(kind, _DRAFT, 0, variant), text=_TEXT)
+    if FILE_KINDS[kind].spellable:
+        fact = replace(fact, spelling=spelling)
+    return World(files=(fact,))
 
 
 def _result_world(kind: str) -> World:
@@ -397,7 +410,7 @@ def _result_world(kind: str) -> World:
     )
 
 
-def _receipt_world(kind: str, stored: str = "put", **log: Any) -> World:
+def _receipt_world(receipt: str, stored: str = "put", **log: Any) -> World:
     return World(
         receipts=(
             ReceiptFact(
@@ -405,7 +418,7 @@ def _receipt_world(kind: str, stored: str = "put", **log: Any) -> World:
                 "edit_file",
                 "ok",
                 ("src/app.py", "docs/b.md"),
-                kind,
+                receipt,
                 marker(1),
                 stored,
             ),
@@ -418,8 +431,11 @@ def _receipt_world(kind: str, stored: str = "put", **log: Any) -> World:
 def _everything_world() -> World:
     files = tuple(
         FileFact(i, ("src", f"f{i}.txt"), kind, _TEXT, SPELLINGS[i % len(SPELLINGS)])
-        for i, kind in enumerate(k for k in FILE_KINDS if k not in _SPECIAL_PATHS)
+        for i, kind in enumerate(
+            k for k in FILE_KINDS.names() if not FILE_KINDS[k].own_path
+        )
     )
+    results = [k for k in RESULT_KINDS.names() if k not in _PLAYED]
     return World(
         final=FinalFact("embedded", marker(0)),
         files=files,
@@ -431,7 +447,7 @@ def _everything_world() -> World:
                 TOOLS[(i + 1) % len(TOOLS)],
                 repeat=i == 0,
             )
-            for i, kind in enumerate(RESULT_KINDS)
+            for i, kind in enumerate(results)
         ),
         receipts=tuple(
             ReceiptFact(
@@ -440,9 +456,9 @@ def _everything_world() -> World:
                 "ok",
                 ("src/app.py", "docs/b.md"),
                 kind,
-                marker(1 + len(RESULT_KINDS) + i),
+                marker(1 + len(results) + i),
             )
-            for i, kind in enumerate(RECEIPT_KINDS)
+            for i, kind in enumerate(RECEIPT_KINDS.names())
         ),
         log=LogFact(location="beside"),
         noise=_NOISE,
@@ -450,24 +466,26 @@ def _everything_world() -> World:
     )
 
 
-_SPECIAL_PATHS = ("protected", "symlinked_parent")
+def _course(kinds: Any) -> tuple[str, ...]:
+    return tuple(k for k in kinds.names() if k not in _PLAYED)
 
-#: Hand-written worlds, each named; every kind of fact appears in one.
+
+#: Hand-written worlds, each named; every course-level kind appears in one.
 EXAMPLE_WORLDS: dict[str, World] = {
-    **{f"final {k}": World(final=FinalFact(k)) for k in FINAL_KINDS},
+    **{f"final {k}": World(final=FinalFact(k)) for k in _course(FINAL_KINDS)},
     **{
         f"final {k} ({reason})": World(final=FinalFact(k, reason=reason))
         for k in ("incomplete", "incomplete_without_final")
         for reason in INCOMPLETE_REASONS[1:]
     },
-    **{f"file {k}": _file_world(k) for k in FILE_KINDS},
+    **{f"file {k}": _file_world(k) for k in _course(FILE_KINDS)},
     **{f"file spelled {s}": _file_world("exact", s) for s in SPELLINGS[1:]},
-    **{f"result {k}": _result_world(k) for k in RESULT_KINDS},
+    **{f"result {k}": _result_world(k) for k in _course(RESULT_KINDS)},
     "result listed twice": World(
         results=(ResultFact("read_file", "embedded", marker(1), repeat=True),),
         noise=_NOISE,
     ),
-    **{f"receipt {k}": _receipt_world(k) for k in RECEIPT_KINDS},
+    **{f"receipt {k}": _receipt_world(k) for k in _course(RECEIPT_KINDS)},
     "receipt appended after the store was built": _receipt_world("match", "appended"),
     "receipt absent": _receipt_world("match", "absent"),
     "receipts in memory": _receipt_world("match", store="memory"),
@@ -478,22 +496,59 @@ EXAMPLE_WORLDS: dict[str, World] = {
     "receipt log missing": _receipt_world("match", "absent", store="missing"),
     **{
         f"memory store whose get raises {e}": _receipt_world(
-            "match", store="memory", get_raises=e
+            "match", store="memory", get=e
         )
-        for e in _GET_ERRORS
+        for e in COURSE_GET_ERRORS
     },
-    "path store whose get raises": _receipt_world("match", get_raises="AgentError"),
-    "receipt log with an identical repeated line": _receipt_world(
-        "match", tamper="duplicate_identical", extra=1
-    ),
+    "path store whose get raises": _receipt_world("match", get="AgentError"),
     # The damaged line is the unrelated receipt's (line 0), so both declared
     # receipts sit on intact lines and must fail all the same.
     **{
-        f"receipt log {k}": _receipt_world("match", tamper=k, extra=1)
-        for k in LOG_TAMPER_KINDS
+        f"receipt log {k}": _receipt_world("match", kind=k, extra=1)
+        for k in _course(LOG_KINDS)
+        if k != "none"
     },
+    "events handed over as a list": replace(
+        _result_world("after_decoy"), events_as_list=True
+    ),
     "everything at once": _everything_world(),
 }
+
+#: A small world whose every check passes, with a fact of each group (two
+#: files, a result listed twice, two receipts over a log beside the root):
+#: the explicit base of the single-change properties.
+PASSING_WORLD = World(
+    final=FinalFact("embedded", marker(0)),
+    files=(
+        FileFact(0, ("src", "app0.py"), "exact", "answer = 2\n"),
+        FileFact(1, ("docs", "b1.md"), "exact_crlf", "one\ntwo\n", "dot_slash"),
+    ),
+    results=(
+        ResultFact("run_command", "after_decoy", marker(1), "edit_file", repeat=True),
+    ),
+    receipts=(
+        ReceiptFact(
+            "call-1", "edit_file", "ok", ("src/app.py", "docs/b.md"), "match", marker(2)
+        ),
+        ReceiptFact("call-2", "run_command", "error", (), "match", marker(3)),
+    ),
+    log=LogFact(location="beside"),
+)
+
+
+def with_perturbations(
+    world: World, argument: str = "pair", **others: Any
+) -> Callable[[F], F]:
+    """Apply `@example` for every single-fact perturbation of `world`, as
+    (world, perturbation) pairs."""
+    from strategies.perturb import perturbations
+
+    def decorate(test: F) -> F:
+        for perturbation in reversed(perturbations(world)):
+            test = example(**{argument: (world, perturbation)}, **others)(test)
+        return test
+
+    return decorate
 
 
 #: Worlds worth trying first in every world-based property: between them
@@ -508,6 +563,33 @@ BROAD_EXAMPLES = (
 )
 
 
+def _hardened_only(kinds: Any) -> tuple[str, ...]:
+    """The kinds judged only at the hardened level (a device only where this
+    process may make one)."""
+    return tuple(
+        k
+        for k in kinds.names(level="hardened")
+        if kinds[k].level == "hardened" and (k != "device" or devices_available())
+    )
+
+
+#: One small world per hardened kind (a trap beside a passing final), the
+#: simplest traps first: files, logs and lookups, events, finals.
+TRAP_WORLDS: dict[str, World] = {
+    **{f"trap file {k}": _file_world(k) for k in _hardened_only(FILE_KINDS)},
+    **{
+        f"trap log {k}": _receipt_world("match", kind=k)
+        for k in _hardened_only(LOG_KINDS)
+    },
+    **{
+        f"trap lookup {e}": _receipt_world("match", store="memory", get=e)
+        for e in HARDENED_GET_ERRORS
+    },
+    **{f"trap result {k}": _result_world(k) for k in _hardened_only(RESULT_KINDS)},
+    **{f"trap final {k}": World(final=FinalFact(k)) for k in _hardened_only(FINAL_KINDS)},
+}
+
+
 def examples(*names: str, argument: str = "world") -> Callable[[F], F]:
     """Apply `@example` for the named EXAMPLE_WORLDS (all of them by default),
     after the BROAD_EXAMPLES."""
@@ -520,13 +602,3 @@ def examples(*names: str, argument: str = "world") -> Callable[[F], F]:
         return test
 
     return decorate
-
-
-def unavailable_worlds() -> st.SearchStrategy[World]:
-    """Worlds whose files are all unavailable evidence, and whose log may be too."""
-    return worlds(
-        file_kinds=FILE_UNAVAILABLE_KINDS,
-        logs=log_facts(
-            tampers=("none", *LOG_TAMPER_KINDS),
-        ),
-    )

@@ -1,0 +1,206 @@
+"""The final answer: how a run ended, what the case asks of it, and every kind.
+
+A final fact says whether the run completed, what its final answer is and
+what `final_contains` asks; its kind alone decides the `final` check. The
+final text is built around the fact's marker (`words:[A].words`), so a
+marker occurs only where the kind puts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from strategies.kinds import FAIL, PASS, Kind, Kinds
+from strategies.vocabulary import INCOMPLETE_REASONS
+
+__all__ = ["FINAL_KINDS", "FinalFact", "FinalKind", "final_text"]
+
+
+@dataclass(frozen=True)
+class FinalFact:
+    """How the run ended and what `final_contains` asks of it."""
+
+    kind: str = "embedded"
+    marker: str = "[A]"
+    words: str = "done"
+    reason: str = "step_limit"  # used by the incomplete kinds only
+
+    def __post_init__(self) -> None:
+        FINAL_KINDS[self.kind]  # an unknown kind is refused here, at once
+        if self.reason not in INCOMPLETE_REASONS:
+            raise ValueError(f"final: reason {self.reason!r}")
+
+    @property
+    def completed(self) -> bool:
+        return FINAL_KINDS[self.kind].completed
+
+    @property
+    def run_reason(self) -> str:
+        return "completed" if self.completed else self.reason
+
+
+Texts = Callable[[FinalFact], "tuple[object, str]"]
+
+
+@dataclass(frozen=True)
+class FinalKind(Kind):
+    """A kind of final: `texts` gives (run.final, final_contains)."""
+
+    texts: Texts = lambda fact: (_around(fact), fact.marker)
+    completed: bool = True
+
+
+def final_text(fact: FinalFact) -> tuple[object, str]:
+    """The run's final answer and the case's `final_contains`, in that order."""
+    return FINAL_KINDS[fact.kind].texts(fact)
+
+
+def _around(fact: FinalFact, shown: str | None = None) -> str:
+    """The final answer with `shown` (the marker) among the fact's words;
+    words holding "{}" are a template for it."""
+    shown = fact.marker if shown is None else shown
+    if "{}" in fact.words:
+        return fact.words.format(shown)
+    return f"{fact.words}:{shown}.{fact.words}"
+
+
+_HARDENED_HINT = (
+    "final passes only for a completed run whose final is a string holding the"
+    " substring; any other value fails the check (or the run is refused with a"
+    " ValueError), never an exception"
+)
+
+FINAL_KINDS: Kinds[FinalKind] = Kinds(
+    "final",
+    [
+        FinalKind(
+            "embedded",
+            PASS,
+            "a completed run whose final holds the substring among other words",
+            "final_contains is a substring test (`in`), not equality",
+        ),
+        FinalKind(
+            "exact",
+            PASS,
+            "a completed run whose final is exactly the substring",
+            "the final check passes when run.completed and the substring is in"
+            " run.final",
+            texts=lambda fact: (fact.marker, fact.marker),
+        ),
+        FinalKind(
+            "padded_edges",
+            PASS,
+            "a completed run whose final is exactly the substring, which starts"
+            " with a space and ends with a newline",
+            "compare run.final and final_contains as they are; do not strip either",
+            texts=lambda fact: (f" {fact.marker}\n", f" {fact.marker}\n"),
+        ),
+        FinalKind(
+            "absent",
+            FAIL,
+            "a completed run whose final does not hold the substring",
+            "the substring must occur in run.final",
+            perturbation="the final answer no longer holds the substring",
+            texts=lambda fact: (_around(fact, ""), fact.marker),
+        ),
+        FinalKind(
+            "extended",
+            FAIL,
+            "a completed run whose final holds the substring minus its last"
+            " character",
+            "the whole substring must occur in run.final, not a prefix of it",
+            perturbation="final substring one character longer",
+            changes="case",
+            texts=lambda fact: (_around(fact), f"{fact.marker}|"),
+        ),
+        FinalKind(
+            "case_changed",
+            FAIL,
+            "a completed run whose final holds the substring only in the other"
+            " letter case",
+            "the substring test is case-sensitive: no lower() or casefold()",
+            perturbation="final holds the substring only in the other letter case",
+            texts=lambda fact: (_around(fact, fact.marker.swapcase()), fact.marker),
+        ),
+        FinalKind(
+            "case_asked_other",
+            FAIL,
+            "a completed run whose final holds the substring, but the case asks"
+            " for it in the other letter case (a lower-case substring for an"
+            " upper-case answer, or the reverse)",
+            "the substring test is case-sensitive whatever the case of the"
+            " substring: no 'smart case' that ignores case for lower-case text",
+            perturbation="final substring asked in the other letter case",
+            changes="case",
+            texts=lambda fact: (_around(fact), fact.marker.swapcase()),
+        ),
+        FinalKind(
+            "padded_absent",
+            FAIL,
+            "a completed run whose final holds the substring's letters but not"
+            " its surrounding spaces",
+            "do not strip final_contains: its spaces are part of what must occur",
+            perturbation="final substring padded with spaces",
+            changes="case",
+            texts=lambda fact: (_around(fact), f" {fact.marker} "),
+        ),
+        FinalKind(
+            "incomplete",
+            FAIL,
+            "an incomplete run whose final text nevertheless holds the substring",
+            "an incomplete run never passes the final check, whatever its text:"
+            " test run.completed first",
+            perturbation="run left incomplete, final text kept",
+            completed=False,
+        ),
+        FinalKind(
+            "incomplete_without_final",
+            FAIL,
+            "an incomplete run with final=None",
+            "an incomplete run has final=None: test run.completed (and that final"
+            " is a string) before searching it",
+            perturbation="run left incomplete with final=None",
+            texts=lambda fact: (None, fact.marker),
+            completed=False,
+        ),
+        FinalKind(
+            "completed_without_final",
+            FAIL,
+            "a completed run with final=None (the types allow it)",
+            "a completed run may still have final=None: check that final is a"
+            " string before searching it; a failed check, never an exception",
+            perturbation="run completed with final=None",
+            texts=lambda fact: (None, fact.marker),
+        ),
+        *(
+            FinalKind(
+                f"final_{name}",
+                FAIL,
+                f"a completed run whose final is {shown}",
+                _HARDENED_HINT,
+                level="hardened",
+                malformed=True,
+                texts=texts,
+            )
+            for name, shown, texts in (
+                ("int", "the int 42", lambda fact: (42, fact.marker)),
+                (
+                    "bytes",
+                    "bytes holding the substring",
+                    lambda fact: (_around(fact).encode(), fact.marker),
+                ),
+                (
+                    "list",
+                    "a list holding the substring",
+                    lambda fact: ([fact.marker], fact.marker),
+                ),
+                (
+                    "dict",
+                    "a dict keyed by the substring",
+                    lambda fact: ({fact.marker: _around(fact)}, fact.marker),
+                ),
+            )
+        ),
+    ],
+)

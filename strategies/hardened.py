@@ -1,0 +1,157 @@
+"""The two hardened judgements of one evaluation: it survives, and it stays inside.
+
+`judge_hostile` builds a world (of any kinds, traps included), evaluates it
+under a deadline with the tree snapshotted around the call, and fails as a
+lesson on a hang, a changed byte, an exception (a ValueError is fair only for
+a run that breaks the contract's types) or a wrong verdict. `judge_access`
+evaluates with the audit recorder armed and fails on any path opened outside
+the root and the log, any process, socket or filesystem change, and any
+symlink out of the root that passed. Both count what they saw in `Figures`.
+
+They live here, not in a test, because two kinds of test call them: the
+hardened invariants, and the meta-tests that plant a bug of each kind and
+show the judgement failing on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from strategies.build import materialise
+from strategies.lessons import fail, report_view
+from strategies.snapshot import tree_changes, tree_snapshot
+from strategies.verdicts import assert_truth, judging
+from strategies.vocabulary import EVALUATE
+from strategies.watch import (
+    HANG_SECONDS,
+    AccessRecorder,
+    Figures,
+    call_with_deadline,
+)
+from strategies.world import World, truth
+
+__all__ = ["judge_access", "judge_hostile"]
+
+
+def judge_hostile(
+    target: Any,
+    world: World,
+    figures: Figures | None = None,
+    *,
+    seconds: float = HANG_SECONDS,
+) -> None:
+    """Build `world`, evaluate it under a deadline, and fail as a lesson if harmed."""
+    __tracebackhide__ = True
+    figures = figures or Figures("unreported")
+    figures.add("tried")
+    for kind in world.kinds():
+        if kind.level == "hardened":
+            figures.saw(kind.name)
+    with judging(world, target), materialise(world, target) as built:
+        before = tree_snapshot(built.tree)
+        outcome = call_with_deadline(
+            lambda: target.evaluate_run(*built.args),
+            seconds=seconds,
+            fifos=built.fifos,
+        )
+        changes = tree_changes(before, tree_snapshot(built.tree))
+        if outcome.hung:
+            figures.add("hangs")
+            fail(
+                world="",
+                expected=f"{EVALUATE} to return within {seconds:g} s",
+                observed=f"{EVALUATE} still running after {seconds:g} s",
+                hint="a FIFO or device at an expected path, or a FIFO as the log,"
+                " blocks open() for reading: lstat it first, refuse anything but a"
+                " regular file, open with O_NONBLOCK and read at most what can match",
+            )
+        if changes:
+            figures.add("bytes changed")
+            fail(
+                world="",
+                expected="no byte changed in the workspace, the log or beside them",
+                observed="; ".join(changes[:5]),
+                hint="evaluation is read-only: open for reading only, create nothing",
+            )
+        error = outcome.error
+        if error is not None:
+            if isinstance(error, ValueError) and world.malformed:
+                figures.add("documented ValueErrors")
+                return
+            figures.add("exceptions")
+            raised = f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
+            fair = " (a ValueError would be fair here)" if world.malformed else ""
+            fail(
+                world="",
+                expected=f"{EVALUATE} to return a report{fair}",
+                observed=f"{EVALUATE} raised {raised}",
+                hint="unavailable evidence is a failed check, never an exception; a"
+                " value of the wrong type is simply not a match",
+            )
+        try:
+            assert_truth(outcome.value, truth(world), level="hardened")
+        except AssertionError:
+            figures.add("wrong verdicts")
+            raise
+
+
+def judge_access(
+    target: Any,
+    world: World,
+    figures: Figures | None = None,
+    *,
+    seconds: float = HANG_SECONDS,
+) -> None:
+    """Evaluate `world` with the recorder armed; fail as a lesson on a stray access."""
+    __tracebackhide__ = True
+    figures = figures or Figures("unreported")
+    figures.add("worlds")
+    recorder = AccessRecorder()
+    with judging(world, target), materialise(world, target) as built:
+        outcome = call_with_deadline(
+            lambda: target.evaluate_run(*built.args),
+            seconds=seconds,
+            fifos=built.fifos,
+            inside=recorder.armed,
+        )
+        problems = recorder.violations(
+            root=built.root, log=built.log_path, secrets=built.secrets
+        )
+        accesses = recorder.accesses
+        figures.add("paths opened", sum(a.kind == "path" for a in accesses))
+        figures.add("processes", sum(a.kind == "process" for a in accesses))
+        figures.add("network uses", sum(a.kind == "network" for a in accesses))
+        figures.add("filesystem changes", sum(a.kind == "change" for a in accesses))
+        figures.add("secrets opened", sum("the secret" in p for p in problems))
+        figures.add("opened outside root and log", sum("outside" in p for p in problems))
+        if problems:
+            fail(
+                world="",
+                expected="evaluate_run opens only paths inside the root and the"
+                " receipt log, for reading, and starts no process and no socket",
+                observed="\n".join(problems[:6]),
+                hint="resolve every path through workspace.resolve_path, open without"
+                " following links (or open nothing the boundary refused), and judge"
+                " only from the run, the root and the log",
+            )
+        if outcome.hung or outcome.error is not None:
+            # A hang or a crash is the hostile-worlds invariant's lesson; here
+            # only what was touched until then counts, and that was checked.
+            figures.add("hangs or exceptions (judged elsewhere)")
+            return
+        links = {
+            f"file:{fact.path}"
+            for fact in world.files
+            if fact.kind in ("symlink_out_at", "symlink_outside")
+        }
+        for name, passed, detail in report_view(outcome.value):
+            if name in links and passed:
+                figures.add("secret links passed")
+                fail(
+                    world="",
+                    expected=f"{name}: FAIL (a symlink out of the root is not evidence)",
+                    observed=f"{name}: PASS ({detail})",
+                    hint="a symlink at any component of the path makes the evidence"
+                    " unavailable, even when the text it leads to matches",
+                )
+

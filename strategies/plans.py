@@ -1,0 +1,948 @@
+"""Real runs: plans the target's own `run_agent` plays, and the worlds they leave.
+
+A plan is neutral data: a small workspace (one to three short text files) and
+the replies a scripted model will give, in order: reads, listings, edits,
+writes, allowed commands run with the current interpreter, effects the
+approval callback denies, effects the workspace refuses before asking, and
+invalid replies. The final reply is the world's final fact.
+
+A plan knows its own outcome (`replay`): the events the loop must record,
+the final text of every file, the receipts the store must hold, the call ids
+denied or refused effects used up. `played_world` turns that outcome into an
+ordinary `World` whose plan is set: its facts are true by construction, and
+`wrong_facts` changes one expectation at a time into one the plan knows to be
+false. The oracle is the plan, never a second evaluator.
+
+Call ids follow the Day 3 workspace: every effect the model asks for (write,
+edit or command) takes the next id, `call-1`, `call-2`, ..., before it is
+prepared and approved, so a denied or refused effect uses one up and leaves
+no receipt.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hypothesis import example
+from hypothesis import strategies as st
+
+from strategies.files import FileFact
+from strategies.finals import FinalFact, final_text
+from strategies.kinds import Kind
+from strategies.logs import LogFact
+from strategies.receipts import RECEIPT_KINDS, ReceiptFact, applies
+from strategies.results import ResultFact
+from strategies.vocabulary import EFFECT_TOOLS, TOOLS
+from strategies.world import World, _Compact, check_positions
+
+__all__ = [
+    "ALTERNATE_FINAL",
+    "CHAPTER_TASK",
+    "CHAPTER_WORLD",
+    "WRITTEN_WORLDS",
+    "Denied",
+    "EditFile",
+    "Invalid",
+    "ListFiles",
+    "Outcome",
+    "Plan",
+    "ReadFile",
+    "Refused",
+    "RunCommand",
+    "SeedFile",
+    "WriteFile",
+    "command",
+    "describe_plan",
+    "played_world",
+    "played_worlds",
+    "plans",
+    "replay",
+    "replies",
+    "wrong_facts",
+    "with_written_worlds",
+]
+
+#: Never drawn into any file, path, marker, reason or reply: a substring
+#: holding it occurs in no result of any run.
+SENTINEL = "|"
+#: Starts every drawn marker (command output, final). No listing or error
+#: text holds it (file texts may: their read results are known exactly).
+MARKER = "@"
+#: Appended to a file's text to make an edit's `old` text that cannot occur.
+_ABSENT = "#"
+
+#: Seed files, simplest first; nested directories and one unicode name.
+SEED_PATHS = ("a.txt", "b.md", "src/c.py", "src/lib/d.txt", "docs/é.txt")
+#: Names a write may create; each needs its parent directory to exist.
+NEW_PATHS = ("new.txt", "out.md", "src/new.py", "docs/new.txt")
+
+#: Replies no loop may accept, simplest first.
+INVALID_REPLIES = (
+    "I will edit the file now.",
+    '{"tool": "delete_file", "path": "a.txt"}',
+    '{"tool": "read_file"}',
+    "[1, 2]",
+)
+
+#: How the final answer may be reworded around the same marker.
+ALTERNATE_FINAL = "In other words, {} holds for the recorded evidence"
+
+CHAPTER_TASK = "set answer = 2 in app.py and validate"
+PLAN_TASK = "carry out the scripted plan"
+
+
+# --- the plan vocabulary -------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class SeedFile(_Compact):
+    """A file present before the run."""
+
+    path: str
+    content: str
+
+
+@dataclass(frozen=True, repr=False)
+class ReadFile(_Compact):
+    path: str
+
+
+@dataclass(frozen=True, repr=False)
+class ListFiles(_Compact):
+    path: str = "."
+
+
+@dataclass(frozen=True, repr=False)
+class EditFile(_Compact):
+    path: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, repr=False)
+class WriteFile(_Compact):
+    path: str
+    content: str
+
+
+@dataclass(frozen=True, repr=False)
+class RunCommand(_Compact):
+    """`python -c code`: prints `output` (status 0) or writes it to stderr and
+    exits with `status`. `printed` is exactly what the command outputs.
+
+    `isolated` adds `-I -S`: no site packages to import, so the interpreter
+    starts in a fraction of the time (the chapter's own command has neither).
+    """
+
+    code: str
+    output: str
+    printed: str
+    status: int
+    isolated: bool = True
+
+
+@dataclass(frozen=True, repr=False)
+class Denied(_Compact):
+    """An effect the approval callback refuses: with an `ApprovalDecision`
+    carrying `reason`, or by returning False when `reason` is None."""
+
+    effect: EditFile | WriteFile | RunCommand
+    reason: str | None
+
+
+@dataclass(frozen=True, repr=False)
+class Refused(_Compact):
+    """An edit the workspace refuses before asking for approval: the file was
+    never read, or its `old` text does not occur."""
+
+    path: str
+    old: str
+    why: str
+
+
+@dataclass(frozen=True, repr=False)
+class Invalid(_Compact):
+    reply: str
+
+
+Step = ReadFile | ListFiles | EditFile | WriteFile | RunCommand | Denied | Refused | Invalid
+
+
+@dataclass(frozen=True, repr=False)
+class Plan(_Compact):
+    """A workspace and the model's replies in order (the final one aside)."""
+
+    files: tuple[SeedFile, ...]
+    steps: tuple[Step, ...]
+    approve_with_decision: bool = False
+    task: str = PLAN_TASK
+
+
+def command(output: str, status: int = 0) -> RunCommand:
+    """A command printing `output` (status 0), or failing with it on stderr."""
+    if status == 0:
+        return RunCommand(f"print({output!r})", output, output + "\n", 0)
+    code = f"import sys; sys.stderr.write({output!r}); sys.exit({status})"
+    return RunCommand(code, output, output, status)
+
+
+def effect_tool(step: EditFile | WriteFile | RunCommand) -> str:
+    if isinstance(step, EditFile):
+        return "edit_file"
+    if isinstance(step, WriteFile):
+        return "write_file"
+    return "run_command"
+
+
+def argv(step: RunCommand) -> list[str]:
+    flags = ["-I", "-S"] if step.isolated else []
+    return [sys.executable, *flags, "-c", step.code]
+
+
+def _reply(step: Step) -> str:
+    """The model's JSON reply for one step."""
+    if isinstance(step, Invalid):
+        return step.reply
+    if isinstance(step, Denied):
+        return _reply(step.effect)
+    if isinstance(step, ReadFile):
+        body: dict[str, Any] = {"tool": "read_file", "path": step.path}
+    elif isinstance(step, ListFiles):
+        body = {"tool": "list_files", "path": step.path}
+    elif isinstance(step, EditFile):
+        body = {"tool": "edit_file", "path": step.path, "old": step.old}
+        body["new"] = step.new
+    elif isinstance(step, Refused):
+        body = {"tool": "edit_file", "path": step.path, "old": step.old, "new": "x"}
+    elif isinstance(step, WriteFile):
+        body = {"tool": "write_file", "path": step.path, "content": step.content}
+    else:
+        body = {"tool": "run_command", "argv": argv(step)}
+    return json.dumps(body)
+
+
+def replies(plan: Plan, final: object) -> tuple[str, ...]:
+    """The model's replies: every step's, then the final one unless `final` is
+    not a string (the run is then stopped by its step limit before it)."""
+    steps = tuple(_reply(step) for step in plan.steps)
+    return (*steps, json.dumps({"final": final})) if isinstance(final, str) else steps
+
+
+def commands(plan: Plan) -> tuple[tuple[str, ...], ...]:
+    """Every command argv of the plan, once each, for the policy."""
+    found: list[tuple[str, ...]] = []
+    for step in plan.steps:
+        effect = step.effect if isinstance(step, Denied) else step
+        if isinstance(effect, RunCommand) and tuple(argv(effect)) not in found:
+            found.append(tuple(argv(effect)))
+    return tuple(found)
+
+
+# --- what a plan implies -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedEvent:
+    """One event the loop must record. `result` is the exact result when
+    `known`; otherwise only "error: ..." (denials, refusals, invalid replies)
+    or a listing is known, and it holds neither SENTINEL nor MARKER."""
+
+    tool: str | None
+    result: str | None
+    known: bool
+
+
+@dataclass(frozen=True)
+class PlannedReceipt:
+    call_id: str
+    tool: str
+    exit_state: str
+    result: str
+    changed_artifacts: tuple[str, ...]
+    contains: tuple[str, ...]  # the substrings a case may require of `result`
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Everything a plan implies, before any target runs it."""
+
+    events: tuple[PlannedEvent, ...]  # one per step (the final's not included)
+    files: tuple[tuple[str, str], ...]  # path -> final text, seeds then new
+    receipts: tuple[PlannedReceipt, ...]
+    unused_call_ids: tuple[str, ...]  # taken by denied or refused effects
+    approvals: tuple[str, ...]  # the tools the approval callback sees
+    results: tuple[tuple[str, str], ...]  # (tool, substring) observed
+    never_created: tuple[str, ...]  # paths only denied writes named
+    observed: tuple[str, ...]  # files the workspace has read or written
+    outputs: tuple[str, ...]  # markers of commands, run or denied
+
+
+def _listing_name(files: dict[str, str], directory: str) -> str | None:
+    """One entry a listing of `directory` must show, as its relative path."""
+    prefix = "" if directory == "." else directory + "/"
+    children = sorted(
+        {
+            prefix + path[len(prefix) :].split("/", 1)[0]
+            for path in files
+            if path.startswith(prefix)
+        }
+    )
+    return children[0] if children else None
+
+
+def replay(plan: Plan) -> Outcome:
+    """The outcome of `plan` under the Day 1-3 rules, computed without a target."""
+    files = {seed.path: seed.content for seed in plan.files}
+    observed: set[str] = set()
+    events: list[PlannedEvent] = []
+    receipts: list[PlannedReceipt] = []
+    unused: list[str] = []
+    approvals: list[str] = []
+    results: list[tuple[str, str]] = []
+    never_created: list[str] = []
+    outputs: list[str] = []
+    calls = 0
+
+    def next_call() -> str:
+        nonlocal calls
+        calls += 1
+        return f"call-{calls}"
+
+    for step in plan.steps:
+        if isinstance(step, ReadFile):
+            text = files[step.path]
+            observed.add(step.path)
+            events.append(PlannedEvent("read_file", text, True))
+            if text.strip():
+                results.append(("read_file", text))
+        elif isinstance(step, ListFiles):
+            events.append(PlannedEvent("list_files", None, False))
+            name = _listing_name(files, step.path)
+            if name is not None:
+                results.append(("list_files", name))
+        elif isinstance(step, Invalid):
+            events.append(PlannedEvent(None, None, False))
+        elif isinstance(step, Refused):
+            unused.append(next_call())
+            events.append(PlannedEvent("edit_file", None, False))
+        elif isinstance(step, Denied):
+            unused.append(next_call())
+            tool = effect_tool(step.effect)
+            approvals.append(tool)
+            events.append(PlannedEvent(tool, None, False))
+            if isinstance(step.effect, WriteFile) and step.effect.path not in files:
+                never_created.append(step.effect.path)
+            if isinstance(step.effect, RunCommand):
+                outputs.append(step.effect.output)
+        else:
+            call_id = next_call()
+            tool = effect_tool(step)
+            approvals.append(tool)
+            if isinstance(step, RunCommand):
+                result = f"status: {step.status}\noutput:\n{step.printed}"
+                exit_state = "ok" if step.status == 0 else "error"
+                contains: tuple[str, ...] = (step.output, f"status: {step.status}")
+                artifacts: tuple[str, ...] = ()
+                outputs.append(step.output)
+            else:
+                if isinstance(step, EditFile):
+                    files[step.path] = files[step.path].replace(step.old, step.new, 1)
+                    result = f"edited {step.path}"
+                else:
+                    files[step.path] = step.content
+                    result = f"wrote {step.path}"
+                observed.add(step.path)
+                exit_state = "ok"
+                contains = (result,)
+                artifacts = (step.path,)
+            events.append(PlannedEvent(tool, result, True))
+            results.extend((tool, text) for text in contains)
+            receipts.append(
+                PlannedReceipt(call_id, tool, exit_state, result, artifacts, contains)
+            )
+    never = tuple(dict.fromkeys(p for p in never_created if p not in files))
+    return Outcome(
+        events=tuple(events),
+        files=tuple(files.items()),
+        receipts=tuple(receipts),
+        unused_call_ids=tuple(unused),
+        approvals=tuple(approvals),
+        results=tuple(results),
+        never_created=never,
+        observed=tuple(sorted(observed)),
+        outputs=tuple(outputs),
+    )
+
+
+def played_world(
+    plan: Plan, final: FinalFact, log: LogFact, outcome: Outcome | None = None
+) -> World:
+    """The world a plan leaves: every fact of it true after a complete run."""
+    outcome = replay(plan) if outcome is None else outcome
+    return World(
+        final=final,
+        files=tuple(
+            FileFact(index, tuple(path.split("/")), "exact", text)
+            for index, (path, text) in enumerate(outcome.files)
+        ),
+        results=tuple(
+            ResultFact(tool, "observed", text) for tool, text in outcome.results
+        ),
+        receipts=tuple(
+            ReceiptFact(
+                r.call_id,
+                r.tool,
+                r.exit_state,
+                r.changed_artifacts,
+                "match",
+                r.contains[0],
+                "played",
+                r.result,
+            )
+            for r in outcome.receipts
+        ),
+        log=log,
+        plan=plan,
+    )
+
+
+# --- wrong facts: one expectation made false, by the plan's own knowledge ----------
+
+
+@dataclass(frozen=True)
+class WrongFact:
+    """`world` with one expectation made false; `index` is its check."""
+
+    label: str
+    world: World
+    index: int
+
+
+def _result_holds(outcome: Outcome, tool: str, text: str) -> bool | None:
+    """Whether some event of `tool` has a result containing `text`; None
+    when only an event whose exact result is unknown could decide."""
+    undecided = False
+    for event in outcome.events:
+        if event.tool != tool:
+            continue
+        if event.known and event.result is not None and text in event.result:
+            return True
+        if not event.known:
+            undecided = True
+    if undecided and SENTINEL not in text and MARKER not in text:
+        return None
+    return False
+
+
+def _text_variants(text: str) -> Iterator[tuple[str, str]]:
+    yield "a stray character appended", text + SENTINEL
+    if text.swapcase() != text:
+        yield "in the other letter case", text.swapcase()
+    yield "padded with spaces", f" {text} "
+
+
+def _swap(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
+    return (*items[:index], item, *items[index + 1 :])
+
+
+def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact, ...]:
+    """Every single-expectation change of a played world that must fail.
+
+    Each keeps the case valid (unique paths and call ids) and is false by the
+    plan's own knowledge; undecidable changes are left out.
+    """
+    assert world.plan is not None
+    outcome = replay(world.plan) if outcome is None else outcome
+    at = check_positions(world)
+    wrong: list[WrongFact] = []
+    final_words, _ = final_text(world.final)
+    for kind in ("extended", "case_asked_other", "padded_absent"):
+        changed = replace(world.final, kind=kind)
+        _, contains = final_text(changed)
+        if isinstance(final_words, str) and contains not in final_words:
+            label = f"final_contains {contains!r}"
+            wrong.append(WrongFact(label, replace(world, final=changed), 0))
+
+    for i, fact in enumerate(world.files):
+        for kind in ("shorter", "newline_removed", "bom_removed"):
+            changed_file = replace(fact, kind=kind)
+            wrong.append(
+                WrongFact(
+                    f"file {fact.path}: {_perturbation(kind)}",
+                    replace(world, files=_swap(world.files, i, changed_file)),
+                    at["file", i][0],
+                )
+            )
+        for path in outcome.never_created:
+            missing = replace(fact, parts=tuple(path.split("/")), kind="missing")
+            wrong.append(
+                WrongFact(
+                    f"file {path} (only a denied write named it)",
+                    replace(world, files=_swap(world.files, i, missing)),
+                    at["file", i][0],
+                )
+            )
+            break
+
+    for i, fact in enumerate(world.results):
+        candidates = [
+            (f"{fact.tool} result {label}", fact.tool, text)
+            for label, text in _text_variants(fact.marker)
+            if text.strip()
+        ]
+        candidates += [
+            (f"{fact.marker!r} expected of {tool} instead of {fact.tool}", tool, fact.marker)
+            for tool in TOOLS
+            if tool != fact.tool
+        ]
+        candidates += [
+            (f"the output {output!r} of a command that never ran", "run_command", output)
+            for output in outcome.outputs
+        ]
+        for label, tool, text in candidates:
+            if _result_holds(outcome, tool, text) is False:
+                changed_result = ResultFact(tool, "unobserved", text, note=label)
+                wrong.append(
+                    WrongFact(
+                        label,
+                        replace(world, results=_swap(world.results, i, changed_result)),
+                        at["result", i][0],
+                    )
+                )
+
+    taken = {fact.call_id for fact in world.receipts}
+    absent = [
+        *outcome.unused_call_ids,
+        f"call-{len(outcome.receipts) + len(outcome.unused_call_ids) + 1}",
+    ]
+    for i, fact in enumerate(world.receipts):
+        options = [
+            (kind.perturbation or kind.words, replace(fact, kind=kind.name))
+            for kind in RECEIPT_KINDS.values()
+            if not kind.passes and kind.changes == "case"
+        ]
+        options += [
+            (f"call id {call_id}, which has no receipt", replace(fact, call_id=call_id, stored="absent"))
+            for call_id in absent
+            if call_id not in taken
+        ]
+        for label, changed_receipt in options:
+            if changed_receipt.stored == "played" and not applies(changed_receipt):
+                continue
+            wrong.append(
+                WrongFact(
+                    f"receipt {fact.call_id}: {label}",
+                    replace(world, receipts=_swap(world.receipts, i, changed_receipt)),
+                    at["receipt", i][0],
+                )
+            )
+    return tuple(wrong)
+
+
+def _perturbation(kind: str) -> str:
+    from strategies.files import FILE_KINDS
+
+    found: Kind = FILE_KINDS[kind]
+    return found.perturbation or found.words
+
+
+# --- in words --------------------------------------------------------------------
+
+
+def _short(text: str, limit: int = 40) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 4] + "...'"
+
+
+def _describe_effect(step: EditFile | WriteFile | RunCommand) -> str:
+    if isinstance(step, EditFile):
+        return f"edit_file {step.path}: {_short(step.old)} -> {_short(step.new)}"
+    if isinstance(step, WriteFile):
+        return f"write_file {step.path}: {_short(step.content)}"
+    if step.status == 0:
+        return f"run_command printing {step.output!r} (exit 0)"
+    return f"run_command failing with {step.output!r} on stderr (exit {step.status})"
+
+
+def describe_plan(plan: Plan, final: FinalFact) -> str:
+    """The plan in words: the workspace, each step and its call id, the final."""
+    lines = ["workspace:"]
+    lines += [f"  {seed.path} = {seed.content!r}" for seed in plan.files]
+    lines.append("model replies:")
+    calls = 0
+    for number, step in enumerate(plan.steps, start=1):
+        if isinstance(step, (EditFile, WriteFile, RunCommand)):
+            calls += 1
+            how = "ApprovalDecision(True)" if plan.approve_with_decision else "True"
+            text = f"{_describe_effect(step)} [call-{calls}, approved with {how}]"
+        elif isinstance(step, Denied):
+            calls += 1
+            how = (
+                "returning False"
+                if step.reason is None
+                else f"ApprovalDecision(False, {step.reason!r})"
+            )
+            text = f"{_describe_effect(step.effect)} [call-{calls}, DENIED by {how}]"
+        elif isinstance(step, Refused):
+            calls += 1
+            text = f"edit_file {step.path} refused: {step.why} [call-{calls}, no receipt]"
+        elif isinstance(step, ReadFile):
+            text = f"read_file {step.path}"
+        elif isinstance(step, ListFiles):
+            text = f"list_files {step.path}"
+        else:
+            text = f"invalid reply {step.reply!r}"
+        lines.append(f"  {number}. {text}")
+    answer, _ = final_text(final)
+    if isinstance(answer, str):
+        lines.append(f"  {len(plan.steps) + 1}. final {answer!r}")
+    else:
+        lines.append("  (the step limit ends the run before the final reply)")
+    return "\n".join(lines)
+
+
+# --- strategies ------------------------------------------------------------------
+
+_CONTENT_CHARACTERS = st.one_of(
+    st.sampled_from("ab =1\n"),
+    st.sampled_from("\r\t\ufeffé中ж😀@."),
+    st.characters(
+        codec="utf-8",
+        exclude_categories=("Cs",),
+        exclude_characters=SENTINEL + _ABSENT,
+    ),
+)
+#: Short file texts, never empty (an edit replaces a non-empty `old`).
+contents = st.text(_CONTENT_CHARACTERS, min_size=1, max_size=12)
+#: Markers: MARKER then lower-case letters, so a change of case changes them.
+markers = st.text("abcdefgh", min_size=1, max_size=4).map(MARKER.__add__)
+reasons = st.tuples(st.sampled_from("nr"), st.text("abcdef ", max_size=8)).map("".join)
+
+
+@dataclass
+class _State:
+    """The workspace as a plan being drawn sees it."""
+
+    files: dict[str, str]
+    untouched: frozenset[str]
+    observed: set[str]
+    commands: int = 0
+
+    def usable(self) -> list[str]:
+        return [p for p in self.files if p not in self.untouched]
+
+    def editable(self) -> list[str]:
+        return [p for p in self.usable() if p in self.observed and self.files[p]]
+
+    def creatable(self) -> list[str]:
+        dirs = {p.rsplit("/", 1)[0] for p in self.files if "/" in p}
+        return [
+            p
+            for p in NEW_PATHS
+            if p not in self.files and ("/" not in p or p.rsplit("/", 1)[0] in dirs)
+        ]
+
+    def dirs(self) -> list[str]:
+        found = {"."}
+        for path in self.files:
+            parts = path.split("/")[:-1]
+            found.update("/".join(parts[: n + 1]) for n in range(len(parts)))
+        return sorted(found, key=lambda d: (d != ".", d))
+
+
+def _occurrences(text: str, piece: str) -> int:
+    """How often `piece` occurs in `text`, overlaps included."""
+    return sum(text.startswith(piece, start) for start in range(len(text)))
+
+
+def _unique_olds(text: str) -> list[str]:
+    """Substrings occurring exactly once in `text` (overlaps counted, so
+    every reading of "exactly one occurrence" agrees), whole text first."""
+    found = [text]
+    for size in range(1, min(len(text), 3) + 1):
+        for start in range(len(text) - size + 1):
+            piece = text[start : start + size]
+            if piece not in found and _occurrences(text, piece) == 1:
+                found.append(piece)
+    return found
+
+
+@st.composite
+def _edits(draw: st.DrawFn, state: _State) -> EditFile:
+    path = draw(st.sampled_from(state.editable()))
+    old = draw(st.sampled_from(_unique_olds(state.files[path])))
+    return EditFile(path, old, draw(st.text(_CONTENT_CHARACTERS, max_size=6)))
+
+
+@st.composite
+def _writes(draw: st.DrawFn, state: _State) -> WriteFile:
+    targets = state.creatable() + [p for p in state.usable() if p in state.observed]
+    return WriteFile(draw(st.sampled_from(targets)), draw(contents))
+
+
+def _refusals(state: _State) -> st.SearchStrategy[Refused]:
+    options = [
+        Refused(p, state.files[p] or "x", "never read")
+        for p in state.usable()
+        if p not in state.observed
+    ]
+    options += [
+        Refused(p, state.files[p] + _ABSENT, "its old text does not occur")
+        for p in state.usable()
+        if p in state.observed
+    ]
+    return st.sampled_from(options)
+
+
+def _step_kinds(state: _State, max_commands: int) -> list[str]:
+    kinds = ["read", "list", "invalid"]
+    if state.editable():
+        kinds.append("edit")
+    kinds += ["write", "refused"]
+    if state.commands < max_commands:
+        kinds.append("command")
+    kinds.append("denied")
+    return kinds
+
+
+def _draw_step(draw: st.DrawFn, kind: str, state: _State, max_commands: int) -> Step:
+    if kind == "read":
+        return ReadFile(draw(st.sampled_from(state.usable())))
+    if kind == "list":
+        return ListFiles(draw(st.sampled_from(state.dirs())))
+    if kind == "invalid":
+        return Invalid(draw(st.sampled_from(INVALID_REPLIES)))
+    if kind == "edit":
+        return draw(_edits(state))
+    if kind == "write":
+        return draw(_writes(state))
+    if kind == "refused":
+        return draw(_refusals(state))
+    if kind == "command":
+        return draw(st.builds(command, markers, st.sampled_from((0, 1, 3))))
+    effects = ["write", "command"] + (["edit"] if state.editable() else [])
+    effect = _draw_step(draw, draw(st.sampled_from(effects)), state, max_commands)
+    assert isinstance(effect, (EditFile, WriteFile, RunCommand))
+    return Denied(effect, draw(st.none() | reasons))
+
+
+def _apply(state: _State, step: Step) -> None:
+    if isinstance(step, ReadFile):
+        state.observed.add(step.path)
+    elif isinstance(step, EditFile):
+        state.files[step.path] = state.files[step.path].replace(step.old, step.new, 1)
+        state.observed.add(step.path)
+    elif isinstance(step, WriteFile):
+        state.files[step.path] = step.content
+        state.observed.add(step.path)
+    elif isinstance(step, RunCommand):
+        state.commands += 1
+
+
+seed_files = st.lists(
+    st.sampled_from(SEED_PATHS), min_size=1, max_size=3, unique=True
+).flatmap(
+    lambda paths: st.tuples(*(st.builds(SeedFile, st.just(p), contents) for p in paths))
+)
+
+
+@st.composite
+def plans(
+    draw: st.DrawFn,
+    *,
+    min_steps: int = 0,
+    max_steps: int = 6,
+    untouched_files: int = 0,
+    max_commands: int = 2,
+) -> Plan:
+    """Valid plans over a small drawn workspace, shrinking to few simple steps.
+
+    `untouched_files` extra seed files are never read, written or edited by
+    any step (a listing may still show them). At most `max_commands`
+    commands run (each costs an interpreter start-up); denied ones are free.
+    """
+    files = draw(seed_files)
+    extra: list[str] = []
+    if untouched_files:
+        spare = [p for p in SEED_PATHS if p not in {f.path for f in files}]
+        extra = draw(
+            st.lists(
+                st.sampled_from(spare),
+                min_size=untouched_files,
+                max_size=untouched_files,
+                unique=True,
+            )
+        )
+        files = files + tuple(SeedFile(p, draw(contents)) for p in extra)
+    state = _State({f.path: f.content for f in files}, frozenset(extra), set())
+    steps: list[Step] = []
+    for _ in range(draw(st.integers(min_steps, max_steps))):
+        kind = draw(st.sampled_from(_step_kinds(state, max_commands)))
+        step = _draw_step(draw, kind, state, max_commands)
+        _apply(state, step)
+        steps.append(step)
+    return Plan(files=files, steps=tuple(steps), approve_with_decision=draw(st.booleans()))
+
+
+#: Where a real run's receipts go, simplest first: a log beside the root, a
+#: log inside the root (as in the chapter's scenario), an in-memory store.
+PLAYED_LOGS = (
+    LogFact("path", "beside"),
+    LogFact("path", "inside"),
+    LogFact("memory"),
+)
+
+
+def played_worlds(
+    *, stopped: bool = False, **narrowing: Any
+) -> st.SearchStrategy[World]:
+    """Worlds of real runs: a drawn plan, its final answer and its store.
+
+    `stopped` ends the run by its step limit before the final reply.
+    """
+    if stopped:
+        finals = st.builds(
+            FinalFact, st.just("incomplete_without_final"), markers, st.just("done")
+        )
+    else:
+        finals = st.builds(
+            FinalFact,
+            st.sampled_from(("embedded", "exact", "padded_edges")),
+            markers,
+            st.sampled_from(("done:{}.", "Result {} (checked)", "ok")),
+        )
+    return st.builds(
+        played_world, plans(**narrowing), finals, st.sampled_from(PLAYED_LOGS)
+    )
+
+
+# --- worlds written out: the chapter's scenario, and one holding every kind of step
+
+
+_VALIDATION = (
+    "from pathlib import Path; "
+    "assert Path('app.py').read_text() == 'answer = 2\\n'; "
+    "print('validation passed')"
+)
+
+#: Day 7's scenario: set answer = 2 in app.py, run the exact validation
+#: command, finish; the log sits inside the root as in the chapter.
+CHAPTER_WORLD = played_world(
+    Plan(
+        files=(SeedFile("app.py", "answer = 1\n"),),
+        steps=(
+            ReadFile("app.py"),
+            EditFile("app.py", "1", "2"),
+            RunCommand(_VALIDATION, "validation passed", "validation passed\n", 0, False),
+        ),
+        task=CHAPTER_TASK,
+    ),
+    FinalFact("embedded", "validated", "updated app.py and {} the result"),
+    LogFact("path", "inside"),
+)
+
+#: Two reads with different results: a match must be searched for among all
+#: events of a tool, not only the first, the last or a sorted one.
+TWO_READS_WORLD = played_world(
+    Plan(
+        files=(SeedFile("a.txt", "one\n"), SeedFile("b.md", "two\n")),
+        steps=(ReadFile("a.txt"), ReadFile("b.md")),
+    ),
+    FinalFact("embedded", "@ab"),
+    LogFact("path", "beside"),
+)
+
+#: A file whose exact text has a BOM, a CRLF, no final newline and trailing
+#: spaces: any decoding or comparison short of exact strict UTF-8 shows.
+BYTES_WORLD = played_world(
+    Plan(
+        files=(SeedFile("a.txt", "\ufeffone\r\ntwo"),),
+        steps=(ReadFile("a.txt"), EditFile("a.txt", "two", "three  ")),
+    ),
+    FinalFact("embedded", "@b"),
+    LogFact("path", "beside"),
+)
+
+#: Every kind of effect outcome with an in-memory store: an invalid reply, a
+#: denied command (its output only in its arguments), an approved edit, a
+#: refused edit, a passing and a failing command, a denied write of a new
+#: file; call-1, call-3 and call-6 are used up without a receipt.
+EFFECTS_WORLD = played_world(
+    Plan(
+        files=(SeedFile("a.txt", "one\n"),),
+        steps=(
+            Invalid(INVALID_REPLIES[0]),
+            ReadFile("a.txt"),
+            Denied(command("@no"), "not now"),
+            EditFile("a.txt", "one", "two"),
+            Refused("a.txt", "two\n" + _ABSENT, "its old text does not occur"),
+            command("@yes"),
+            command("@bad", 3),
+            Denied(WriteFile("new.txt", "x\n"), None),
+        ),
+        approve_with_decision=True,
+    ),
+    FinalFact("embedded", "@e"),
+    LogFact("memory"),
+)
+
+#: Everything at once over nested and unicode paths, a listing, writes of new
+#: files, and the log beside the root.
+RICH_WORLD = played_world(
+    Plan(
+        files=(
+            SeedFile("a.txt", "\ufeffalpha\r\nbeta"),
+            SeedFile("src/c.py", "x = 1\n"),
+            SeedFile("docs/é.txt", "  Ünïcode 中 \n\n"),
+        ),
+        steps=(
+            Invalid(INVALID_REPLIES[0]),
+            ReadFile("a.txt"),
+            ReadFile("src/c.py"),
+            ListFiles("."),
+            EditFile("a.txt", "beta", "gamma"),
+            command("@first"),
+            Denied(command("@denied"), "not now"),
+            WriteFile("new.txt", "fresh\r\n"),
+            Refused("docs/é.txt", "  Ünïcode 中 \n\n", "never read"),
+            EditFile("src/c.py", "1", "2"),
+            command("@second", 3),
+            Denied(WriteFile("out.md", "never\n"), None),
+            Invalid(INVALID_REPLIES[1]),
+            ReadFile("docs/é.txt"),
+        ),
+        approve_with_decision=True,
+    ),
+    FinalFact("embedded", "@fin"),
+    LogFact("path", "beside"),
+)
+
+#: Written-out worlds, smallest first: run before any drawn one, so every
+#: planted mistake is found under any seed, and the smallest world that shows
+#: a mistake is the one reported.
+WRITTEN_WORLDS = (CHAPTER_WORLD, TWO_READS_WORLD, BYTES_WORLD, EFFECTS_WORLD, RICH_WORLD)
+
+
+def stopped(world: World) -> World:
+    """`world` played with the step limit ending it before the final reply."""
+    final = replace(world.final, kind="incomplete_without_final", reason="step_limit")
+    return replace(world, final=final)
+
+
+def with_written_worlds(
+    *written: World, argument: str = "world", **others: Any
+) -> Callable[[Any], Any]:
+    """Decorate a `@given(world=...)` test with `@example(world=w, **others)`
+    for each written world (default: WRITTEN_WORLDS), in order."""
+    chosen: Sequence[World] = written or WRITTEN_WORLDS
+
+    def decorate(test: Any) -> Any:
+        for world in reversed(chosen):
+            test = example(**{argument: world}, **others)(test)
+        return test
+
+    return decorate

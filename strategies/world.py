@@ -1,0 +1,473 @@
+"""A world: everything one evaluation sees, and (through `truth`) what it must say.
+
+One type for every world the suite judges: a drawn world whose run is built
+from events, a hostile one whose evidence is booby-trapped (its facts are
+simply of hardened kinds), and a real run, whose `plan` the target's own loop
+plays (`strategies.plans`). Each fact's kind decides its check; `truth`
+reads the kinds, `describe` words them, `case_spec` and `world_events` say
+what the builder must make. Nothing here imports Hypothesis or a target.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import MISSING, dataclass, field, fields, replace
+from typing import TYPE_CHECKING
+
+from strategies.files import FILE_KINDS, FileFact, file_layout, spelled
+from strategies.finals import FINAL_KINDS, FinalFact, final_text
+from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind
+from strategies.logs import HARDENED_GET_ERRORS, LOG_KINDS, LogFact
+from strategies.receipts import (
+    RECEIPT_KINDS,
+    ReceiptFact,
+    receipt_expectation,
+    stored_receipt,
+)
+from strategies.results import RESULT_KINDS, EventSpec, ResultFact, result_events
+
+if TYPE_CHECKING:
+    from strategies.plans import Plan
+
+__all__ = [
+    "CaseSpec",
+    "ExpectedCheck",
+    "World",
+    "case_spec",
+    "check_positions",
+    "describe",
+    "extra_receipts",
+    "stored_as",
+    "truth",
+    "world_events",
+]
+
+
+class _Compact:
+    """A repr that leaves out fields at their defaults: short, valid Python,
+    so a lesson's reproduction snippet can rebuild the world from it."""
+
+    def __repr__(self) -> str:
+        shown = []
+        for item in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, item.name)
+            if item.default is not MISSING:
+                default = item.default
+            elif item.default_factory is not MISSING:
+                default = item.default_factory()
+            else:
+                default = MISSING
+            if default is MISSING or value != default:
+                shown.append(f"{item.name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+@dataclass(frozen=True, repr=False)
+class World(_Compact):
+    """Everything one evaluation sees.
+
+    `events_as_list` hands the run its events as a list, numbered in
+    descending order, so an evaluator that sorts them in place changes the
+    run it was given. `plan` (a real run) makes the target's loop play the
+    plan instead of building the run from events; its files, results and
+    receipts are then what the plan leaves behind.
+    """
+
+    final: FinalFact = field(default_factory=FinalFact)
+    files: tuple[FileFact, ...] = ()
+    results: tuple[ResultFact, ...] = ()
+    receipts: tuple[ReceiptFact, ...] = ()
+    log: LogFact = field(default_factory=LogFact)
+    noise: tuple[EventSpec, ...] = ()
+    modified_files: tuple[str, ...] = ()
+    events_as_list: bool = False
+    plan: Plan | None = None
+
+    def kinds(self) -> Iterator[Kind]:
+        """The kind of every fact of the world."""
+        yield FINAL_KINDS[self.final.kind]
+        yield from (FILE_KINDS[fact.kind] for fact in self.files)
+        yield from (RESULT_KINDS[fact.kind] for fact in self.results)
+        yield from (RECEIPT_KINDS[fact.kind] for fact in self.receipts)
+        yield LOG_KINDS[self.log.kind]
+
+    @property
+    def level(self) -> str:
+        """`hardened` when any fact is judged only at the hardened level."""
+        hardened = any(kind.level == "hardened" for kind in self.kinds())
+        return "hardened" if hardened or self.log.get in HARDENED_GET_ERRORS else "course"
+
+    @property
+    def malformed(self) -> bool:
+        """Whether the run breaks the contract's types (a ValueError is then fair)."""
+        return any(kind.malformed for kind in self.kinds())
+
+
+# Every fact type prints compactly too.
+for _type in (FinalFact, FileFact, ResultFact, ReceiptFact, LogFact, EventSpec):
+    _type.__repr__ = _Compact.__repr__  # type: ignore[method-assign]
+
+
+def world_events(world: World) -> tuple[EventSpec, ...]:
+    """The run's events in canonical order, numbered from step 1.
+
+    Unrelated events first, then each result fact's events in fact order
+    (decoys where the kind puts them), then the final event when the run has
+    a final answer. A real run's events come from its loop: none here.
+    """
+    if world.plan is not None:
+        return ()
+    events: list[EventSpec] = list(world.noise)
+    for fact in world.results:
+        events.extend(result_events(fact))
+    final, _ = final_text(world.final)
+    if isinstance(final, str):
+        events.append(
+            EventSpec(
+                step=0,
+                response=json.dumps({"final": final}),
+                action="final",
+                final=final,
+            )
+        )
+    return tuple(replace(e, step=number) for number, e in enumerate(events, 1))
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    """The evaluation case, neutrally: plain strings and tuples."""
+
+    final_contains: str
+    files: tuple[tuple[str, str], ...]
+    results: tuple[tuple[str, str], ...]
+    receipts: tuple[tuple[str, str, str, str, tuple[str, ...]], ...]
+
+
+def _results_in_case(world: World) -> Iterator[ResultFact]:
+    for fact in world.results:
+        yield fact
+        if fact.repeat:
+            yield fact
+
+
+def case_spec(world: World) -> CaseSpec:
+    """The case the world's facts declare, in fact order."""
+    _, final_contains = final_text(world.final)
+    receipts = []
+    for fact in world.receipts:
+        expected = receipt_expectation(fact)
+        receipts.append(
+            (
+                expected.call_id,
+                expected.tool,
+                expected.exit_state,
+                expected.contains,
+                expected.artifacts,
+            )
+        )
+    return CaseSpec(
+        final_contains=final_contains,
+        files=tuple(
+            (spelled(f.parts, f.spelling), file_layout(f)[0]) for f in world.files
+        ),
+        results=tuple((r.tool, r.marker) for r in _results_in_case(world)),
+        receipts=tuple(receipts),
+    )
+
+
+# --- the receipt store -------------------------------------------------------------
+
+
+def stored_as(fact: ReceiptFact, log: LogFact) -> str:
+    """How the receipt is really stored, given the store it goes into.
+
+    Nothing is ever written to a missing log, and an in-memory store has no
+    log to append to, so there an appended receipt is simply put.
+    """
+    if fact.stored == "played":
+        return "played"
+    if log.store == "missing":
+        return "absent"
+    if log.store == "memory" and fact.stored == "appended":
+        return "put"
+    return fact.stored
+
+
+def extra_receipts(world: World) -> int:
+    """How many unrelated receipts the log holds (first, before the facts').
+
+    Damage to one line needs a line: when no receipt is stored, one unrelated
+    receipt is added so the damage always has something to work on.
+    """
+    log = world.log
+    if log.store != "path" or world.plan is not None:
+        return log.extra
+    if LOG_KINDS[log.kind].needs_line and log.extra == 0:
+        if not any(stored_as(f, log) == "put" for f in world.receipts):
+            return 1
+    return log.extra
+
+
+# --- the truth -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExpectedCheck:
+    """One check the report must hold: its name, verdict and detail.
+
+    `passed` None: any verdict is honest (a hazard only to be survived).
+    `detail` None: any wording. `prefix`: the observed detail must start with
+    `detail`. At the course level a failing detail binds only when
+    `course_binding` (the prefixes the course itself relies on); a passing
+    detail always binds. `fact` says in words what the world holds; `hint`
+    names the usual mistake when the observed check differs.
+    """
+
+    name: str
+    passed: bool | None
+    detail: str | None
+    prefix: bool = False
+    course_binding: bool = False
+    fact: str = ""
+    hint: str = ""
+
+    def accepts(self, passed: object, detail: object, level: str = "hardened") -> bool:
+        if not isinstance(passed, bool) or not isinstance(detail, str):
+            return False
+        if self.passed is None:
+            return True
+        if passed is not self.passed:
+            return False
+        if self.detail is None or (
+            level == "course" and not passed and not self.course_binding
+        ):
+            return True
+        return detail.startswith(self.detail) if self.prefix else detail == self.detail
+
+    def shown(self, level: str = "hardened") -> str:
+        if self.passed is None:
+            return f"{self.name}: PASS or FAIL (either is honest here)"
+        verdict = "PASS" if self.passed else "FAIL"
+        loose = level == "course" and not self.passed and not self.course_binding
+        if self.detail is None or loose:
+            return f"{self.name}: {verdict} (any detail)"
+        detail = f"{self.detail}..." if self.prefix else self.detail
+        return f"{self.name}: {verdict} ({detail})"
+
+
+_DETAILS = {
+    "final": ("required final observed", "required final not observed"),
+    "file": ("content matches", "content does not match"),
+    "result": ("required result observed", "required result not observed"),
+    "receipt": ("receipt facts match", "receipt facts do not match"),
+}
+
+
+def _check(group: str, name: str, kind: Kind, fact: str, hint: str) -> ExpectedCheck:
+    passing, failing = _DETAILS[group]
+    if kind.verdict == EITHER:
+        return ExpectedCheck(name, None, None, fact=fact, hint=hint)
+    if kind.verdict == UNAVAILABLE:
+        return ExpectedCheck(name, False, "evidence unavailable: ", True, False, fact, hint)
+    passes = kind.verdict == PASS
+    return ExpectedCheck(
+        name, passes, passing if passes else failing, fact=fact, hint=hint
+    )
+
+
+def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
+    log = world.log
+    kind = RECEIPT_KINDS[fact.kind]
+    name = f"receipt:{receipt_expectation(fact).call_id}"
+    words = _receipt_words(fact, log)
+    log_kind = LOG_KINDS[log.kind]
+    if log.store == "path" and log_kind.effect == "unavailable":
+        return ExpectedCheck(
+            name, False, "receipt evidence unavailable: ", True, True, words, log_kind.hint
+        )
+    if log.store == "memory" and log.get == "junk":
+        return ExpectedCheck(
+            name,
+            False,
+            None,
+            fact=words,
+            hint="a lookup that returns something other than a receipt fails the"
+            " check: look at what get returns before reading its fields",
+        )
+    if log.store == "memory" and log.get is not None:
+        return ExpectedCheck(
+            name,
+            False,
+            "receipt lookup failed: ",
+            True,
+            True,
+            words,
+            "catch the exception from receipts.get(call_id) (AgentError and OSError"
+            " at the least) and fail the check with 'receipt lookup failed: ...'",
+        )
+    stored = stored_as(fact, log)
+    if stored == "absent" or (log.store == "path" and log_kind.effect == "absent"):
+        return ExpectedCheck(
+            name,
+            False,
+            "receipt is absent",
+            fact=words,
+            hint=log_kind.hint
+            if log_kind.effect == "absent"
+            else "a call id with no receipt fails with exactly 'receipt is absent'"
+            " (receipts.get returns None)",
+        )
+    hint = kind.hint
+    if stored == "appended":
+        hint = (
+            "reload the log through a fresh ReceiptStore(receipts.path): this"
+            " receipt was appended after the store was built"
+        )
+    elif log.workspace_store == "separate":
+        hint += "; use the receipts argument, not workspace.receipt_store"
+    elif log.store == "path" and log.get is not None:
+        hint = (
+            "a path store is reloaded from its log; the handed store's own get"
+            " is not consulted"
+        )
+    return _check("receipt", name, kind, words, hint)
+
+
+def truth(world: World) -> tuple[ExpectedCheck, ...]:
+    """Every check the report must hold, in the contract's order."""
+    final = FINAL_KINDS[world.final.kind]
+    checks = [_check("final", "final", final, f"final: {_final_words(world)}", final.hint)]
+    for fact in world.files:
+        kind = FILE_KINDS[fact.kind]
+        hint = kind.hint
+        if fact.spelling != "plain":
+            hint += "; the check is named with the normalised path"
+        checks.append(_check("file", f"file:{fact.path}", kind, _file_words(fact), hint))
+    for fact in _results_in_case(world):
+        kind = RESULT_KINDS[fact.kind]
+        hint = kind.hint
+        if fact.repeat:
+            hint += "; a repeated result expectation gives a repeated check"
+        checks.append(
+            _check("result", f"result:{fact.tool}", kind, _result_words(fact), hint)
+        )
+    checks.extend(_receipt_check(world, fact) for fact in world.receipts)
+    return tuple(checks)
+
+
+def check_positions(world: World) -> dict[tuple[str, int], tuple[int, ...]]:
+    """The report positions of every fact's checks: ("file", 2) -> (3,)."""
+    positions: dict[tuple[str, int], tuple[int, ...]] = {("final", 0): (0,)}
+    at = 1
+    for i, _ in enumerate(world.files):
+        positions["file", i] = (at,)
+        at += 1
+    for i, fact in enumerate(world.results):
+        count = 2 if fact.repeat else 1
+        positions["result", i] = tuple(range(at, at + count))
+        at += count
+    for i, _ in enumerate(world.receipts):
+        positions["receipt", i] = (at,)
+        at += 1
+    return positions
+
+
+# --- in words ------------------------------------------------------------------------
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+def _final_words(world: World) -> str:
+    fact = world.final
+    final, contains = final_text(fact)
+    return (
+        f"{FINAL_KINDS[fact.kind].words} (run.completed={fact.completed},"
+        f" reason={fact.run_reason!r}, final={_short(final)},"
+        f" final_contains={contains!r})"
+    )
+
+
+def _file_words(fact: FileFact) -> str:
+    kind = FILE_KINDS[fact.kind]
+    expected, disk = file_layout(fact)
+    written = spelled(fact.parts, fact.spelling)
+    shown = fact.path if len(fact.path) <= 70 else f"{fact.path[:30]}...{fact.path[-30:]}"
+    spelling = "" if written == fact.path else f" (the case writes {written!r})"
+    line = f"file {shown}{spelling}: {kind.words}; expected {_short(expected)}"
+    if kind.verdict != UNAVAILABLE and kind.layout(fact.text)[0].encode() != disk:
+        line += f", on disk {_short(disk)}"
+    return line
+
+
+def _result_words(fact: ResultFact) -> str:
+    how = RESULT_KINDS[fact.kind].words.format(
+        tool=fact.tool, other=fact.other_tool, upper=fact.tool.upper(), note=fact.note
+    )
+    twice = " (listed twice in the case)" if fact.repeat else ""
+    return f"result {fact.tool} {fact.marker!r}{twice}: {how}"
+
+
+def _receipt_words(fact: ReceiptFact, log: LogFact) -> str:
+    expected = receipt_expectation(fact)
+    stored = stored_receipt(fact)
+    how = stored_as(fact, log)
+    said = {
+        "put": "stored through the store",
+        "appended": "appended to the log after the store was built",
+        "absent": "no receipt under this call id",
+        "played": "recorded by the run",
+    }[how]
+    if how != "absent":
+        said += (
+            f" (tool {stored.tool}, exit {stored.exit_state},"
+            f" result {stored.result!r}, artifacts {stored.artifacts})"
+        )
+    return (
+        f"receipt {expected.call_id!r}: {said}; expected tool {expected.tool},"
+        f" exit {expected.exit_state}, result containing {expected.contains!r},"
+        f" artifacts {expected.artifacts} ({RECEIPT_KINDS[fact.kind].words})"
+    )
+
+
+def _log_words(log: LogFact, extra: int) -> str:
+    if log.store == "memory":
+        line = "receipts: an in-memory store (no path)"
+    elif log.store == "missing":
+        line = "receipts: a path store whose log file does not exist"
+    else:
+        where = "in the workspace root" if log.location == "inside" else "beside it"
+        line = f"receipts: a path store, log {where}, {LOG_KINDS[log.kind].words}"
+    if extra:
+        line += f"; {extra} unrelated receipt(s) stored first"
+    if log.get == "junk":
+        line += "; the store's get returns a dict, not a receipt"
+    elif log.get is not None:
+        line += f"; the store's get raises {log.get}"
+    if log.workspace_store == "separate":
+        line += "; the workspace holds a different, empty store"
+    return line
+
+
+def describe(world: World) -> str:
+    """The world in words, one fact a line: for note() and for lessons."""
+    lines = []
+    if world.plan is not None:
+        from strategies.plans import describe_plan
+
+        lines.append(describe_plan(world.plan, world.final))
+    lines.append(f"final: {_final_words(world)}")
+    lines.extend(_file_words(fact) for fact in world.files)
+    lines.extend(_result_words(fact) for fact in world.results)
+    if world.receipts or world.log != LogFact():
+        lines.append(_log_words(world.log, extra_receipts(world)))
+    lines.extend(_receipt_words(fact, world.log) for fact in world.receipts)
+    if world.noise:
+        lines.append(f"{len(world.noise)} unrelated event(s) before the others")
+    if world.events_as_list:
+        lines.append("the run's events are a list, numbered in descending order")
+    return "\n".join(lines)
+
