@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import os
 import re
@@ -39,8 +40,40 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from strategies.hostile import receipt_line, receipt_payload
 from strategies.target import Target, TargetError, load_target
+
+
+# Receipts in the contract's log format, written directly: the bench measures
+# loading them, not writing them through a store.
+def receipt_payload(number: int) -> dict[str, Any]:
+    """The contract's receipt payload for call `call-<number>`: a write or a command."""
+    if number % 2:
+        path = f"src/module_{number}.py"
+        return {
+            "tool_call_id": f"call-{number}",
+            "tool": "write_file",
+            "arguments": {"path": path, "content": f"VALUE = {number}\n"},
+            "exit_state": "ok",
+            "result": f"wrote {path}",
+            "changed_artifacts": [path],
+        }
+    failed = number % 3 == 0
+    return {
+        "tool_call_id": f"call-{number}",
+        "tool": "run_command",
+        "arguments": {"argv": ["pytest", "-q"]},
+        "exit_state": "error" if failed else "ok",
+        "result": f"status: {1 if failed else 0}\noutput:\n{number} passed\n",
+        "changed_artifacts": [],
+    }
+
+
+def receipt_line(payload: dict[str, Any]) -> str:
+    """One log line for `payload`: its digest added, sorted keys, default separators."""
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode()).hexdigest()
+    return json.dumps({"receipt_id": digest, **payload}, sort_keys=True) + "\n"
+
 
 # --- sizes ---
 

@@ -39,7 +39,13 @@ _HOMES = {
     ),
     "strategies.kinds": ("Kind", "Kinds", "UnknownKindError"),
     "strategies.finals": ("FINAL_KINDS", "FinalFact", "final_text"),
-    "strategies.files": ("FILE_KINDS", "FileFact", "file_layout", "spelled"),
+    "strategies.files": (
+        "FILE_KINDS",
+        "FileFact",
+        "devices_available",
+        "file_layout",
+        "spelled",
+    ),
     "strategies.results": ("RESULT_KINDS", "EventSpec", "ResultFact"),
     "strategies.receipts": ("RECEIPT_KINDS", "ReceiptFact", "receipt_expectation"),
     "strategies.logs": ("LOG_KINDS", "LogFact"),
@@ -47,6 +53,7 @@ _HOMES = {
     "strategies.draw": (
         "EXAMPLE_WORLDS",
         "PASSING_WORLD",
+        "TEXTS",
         "TRAP_WORLDS",
         "examples",
         "file_facts",

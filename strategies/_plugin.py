@@ -19,6 +19,9 @@ from operator import attrgetter
 from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
+# Plain data, importing nothing: safe while Hypothesis is being imported.
+from strategies.vocabulary import PROTECTED_NAMES, TOOLS
+
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 else:
@@ -33,8 +36,11 @@ T = TypeVar("T")
 # and none of the workspace's dot-protected names (".git", ".env", "x.pem").
 _SEGMENT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-"
 # The protected names that this alphabet can still spell.
-_PROTECTED_SEGMENTS = frozenset({"credentials", "id_ed25519", "id_rsa"})
-_TOOLS = ("list_files", "read_file", "write_file", "edit_file", "run_command")
+_PROTECTED_SEGMENTS = frozenset(
+    name.lower()
+    for name in PROTECTED_NAMES
+    if set(name.lower()) <= set(_SEGMENT_ALPHABET)
+)
 _CASE_TYPES = (
     "FileExpectation",
     "ResultExpectation",
@@ -68,7 +74,7 @@ def _non_blank_texts() -> st.SearchStrategy[str]:
 
 def _tool_names() -> st.SearchStrategy[str]:
     # The course's tools first, so failures shrink to a familiar name.
-    return st.sampled_from(_TOOLS) | _non_blank_texts()
+    return st.sampled_from(TOOLS) | _non_blank_texts()
 
 
 def _call_ids() -> st.SearchStrategy[str]:

@@ -511,7 +511,9 @@ def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
     if len(events) != len(planned):
         problems.append(f"{len(events)} events instead of {len(planned)}")
     else:
-        for number, (event, plan_event) in enumerate(zip(events, planned), start=1):
+        for number, (event, plan_event) in enumerate(
+            zip(events, planned, strict=False), start=1
+        ):
             action = getattr(event, "action", None)
             tool = getattr(action, "tool", None)
             result = getattr(event, "result", None)
@@ -632,7 +634,12 @@ def _build(
     return built
 
 
-_CASE_STEPS = ("EvaluationCase", "FileExpectation", "ResultExpectation", "ReceiptExpectation")
+_CASE_STEPS = (
+    "EvaluationCase",
+    "FileExpectation",
+    "ResultExpectation",
+    "ReceiptExpectation",
+)
 
 
 def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailure:

@@ -42,6 +42,7 @@ __all__ = [
     "BROAD_EXAMPLES",
     "EXAMPLE_WORLDS",
     "PASSING_WORLD",
+    "TEXTS",
     "TRAP_WORLDS",
     "examples",
     "file_facts",
@@ -64,7 +65,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 # so a marker occurs exactly where its fact put it. Pools rather than drawn
 # characters: the kinds carry the structure (line endings, BOMs, sizes), the
 # text only needs some variety, and one draw per text keeps generation cheap.
-_TEXTS = (
+TEXTS = (
     "",
     "a",
     "answer = 2\n",
@@ -107,7 +108,7 @@ _CALL_ID_STYLES = ("call-{}", "c{}", "call {}", "呼叫-{}")
 
 def texts() -> st.SearchStrategy[str]:
     """Short file texts, the empty one first; none holds CR, "[" or "]"."""
-    return st.sampled_from(_TEXTS)
+    return st.sampled_from(TEXTS)
 
 
 @dataclass(frozen=True)
@@ -339,9 +340,7 @@ def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
     settings: dict[str, Any] = {
         "finals": final_facts(FINAL_KINDS.names(verdicts=(PASS,))),
         "file_kinds": [
-            k
-            for k in FILE_KINDS.names(verdicts=(PASS,))
-            if not FILE_KINDS[k].own_path
+            k for k in FILE_KINDS.names(verdicts=(PASS,)) if not FILE_KINDS[k].own_path
         ],
         "result_kinds": [
             k for k in RESULT_KINDS.names(verdicts=(PASS,)) if k not in _PLAYED
@@ -363,7 +362,9 @@ def unavailable_worlds() -> st.SearchStrategy[World]:
     return worlds(file_kinds=FILE_KINDS.names(verdicts=(UNAVAILABLE,)))
 
 
-def hostile_worlds(*, max_files: int = 4, max_results: int = 4) -> st.SearchStrategy[World]:
+def hostile_worlds(
+    *, max_files: int = 4, max_results: int = 4
+) -> st.SearchStrategy[World]:
     """Worlds whose facts are traps only a hardened evaluator survives, among
     a few plain ones (the controls, which must still pass)."""
 
@@ -371,7 +372,9 @@ def hostile_worlds(*, max_files: int = 4, max_results: int = 4) -> st.SearchStra
         return [*controls, *_hardened_only(kinds)]
 
     return worlds(
-        finals=final_facts(hardened(FINAL_KINDS, "embedded", "completed_without_final")),
+        finals=final_facts(
+            hardened(FINAL_KINDS, "embedded", "completed_without_final")
+        ),
         file_kinds=hardened(
             FILE_KINDS, "exact", "missing", "directory", "protected", "symlink_outside"
         ),
@@ -586,7 +589,10 @@ TRAP_WORLDS: dict[str, World] = {
         for e in HARDENED_GET_ERRORS
     },
     **{f"trap result {k}": _result_world(k) for k in _hardened_only(RESULT_KINDS)},
-    **{f"trap final {k}": World(final=FinalFact(k)) for k in _hardened_only(FINAL_KINDS)},
+    **{
+        f"trap final {k}": World(final=FinalFact(k))
+        for k in _hardened_only(FINAL_KINDS)
+    },
 }
 
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import errno
 import functools
 import os
-import tempfile
 import socket
 import stat
+import tempfile
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -509,7 +509,9 @@ _REGULAR_ONLY = "only a regular file is evidence: lstat it and refuse anything e
 
 
 def _match(name: str, words: str, hint: str, **more: object) -> FileKind:
-    return FileKind(name, PASS, f"holds exactly the expected text, {words}", hint, **more)
+    return FileKind(
+        name, PASS, f"holds exactly the expected text, {words}", hint, **more
+    )
 
 
 def _mismatch(name: str, words: str, hint: str, **more: object) -> FileKind:
@@ -610,8 +612,7 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
         ),
         _match(
             "name_spaced_beside_stripped",
-            "at a name padded with spaces, beside the unpadded name holding other"
-            " text",
+            "at a name padded with spaces, beside the unpadded name holding other text",
             "use the path exactly as the case gives it: stripping it reads the"
             " other file",
             shape=_leaf_as(_spaced),
@@ -655,8 +656,7 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
         _mismatch(
             "lf_twin",
             "holds the expected text with LF where it has CRLF",
-            "LF is not CRLF: compare the bytes' text exactly, no newline"
-            " normalisation",
+            "LF is not CRLF: compare the bytes' text exactly, no newline normalisation",
             layout=lambda text: (
                 _with_newline(text).replace("\n", "\r\n"),
                 _with_newline(text).encode(),
@@ -785,16 +785,14 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
         ),
         _unavailable(
             "symlink_inside",
-            "is a symlink to a file inside the root holding exactly the expected"
-            " text",
+            "is a symlink to a file inside the root holding exactly the expected text",
             f"{_BOUNDARY} symlinks (AgentError), {_UNAVAILABLE}",
             perturbation="file replaced by a symlink to an identical file",
             place=_symlink_inside,
         ),
         _unavailable(
             "symlink_outside",
-            "is a symlink to a file outside the root holding exactly the expected"
-            " text",
+            "is a symlink to a file outside the root holding exactly the expected text",
             f"{_BOUNDARY} symlinks (AgentError), {_UNAVAILABLE}",
             perturbation="file replaced by a symlink out of the root",
             place=_symlink_outside,

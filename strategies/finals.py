@@ -107,8 +107,7 @@ FINAL_KINDS: Kinds[FinalKind] = Kinds(
         FinalKind(
             "extended",
             FAIL,
-            "a completed run whose final holds the substring minus its last"
-            " character",
+            "a completed run whose final holds the substring minus its last character",
             "the whole substring must occur in run.final, not a prefix of it",
             perturbation="final substring one character longer",
             changes="case",

@@ -123,7 +123,9 @@ def judge_access(
         figures.add("network uses", sum(a.kind == "network" for a in accesses))
         figures.add("filesystem changes", sum(a.kind == "change" for a in accesses))
         figures.add("secrets opened", sum("the secret" in p for p in problems))
-        figures.add("opened outside root and log", sum("outside" in p for p in problems))
+        figures.add(
+            "opened outside root and log", sum("outside" in p for p in problems)
+        )
         if problems:
             fail(
                 world="",
@@ -149,9 +151,8 @@ def judge_access(
                 figures.add("secret links passed")
                 fail(
                     world="",
-                    expected=f"{name}: FAIL (a symlink out of the root is not evidence)",
+                    expected=f"{name}: FAIL (a link out of the root is not evidence)",
                     observed=f"{name}: PASS ({detail})",
                     hint="a symlink at any component of the path makes the evidence"
                     " unavailable, even when the text it leads to matches",
                 )
-

@@ -328,8 +328,7 @@ LOG_KINDS: Kinds[LogKind] = Kinds(
         ),
         _broken(
             "unreadable",
-            "a log whose name is longer than NAME_MAX, so loading it raises"
-            " OSError",
+            "a log whose name is longer than NAME_MAX, so loading it raises OSError",
             "loading a log can raise OSError (here ENAMETOOLONG, before any line is"
             " read): catch OSError as well as AgentError and UnicodeError, and fail"
             " every receipt check with 'receipt evidence unavailable: ...'",
@@ -338,7 +337,9 @@ LOG_KINDS: Kinds[LogKind] = Kinds(
         _trap("fifo", "a FIFO where the log file should be", "fifo"),
         _trap("symlink_to_fifo", "a symlink to a FIFO as the log", "symlink_to_fifo"),
         _trap("sparse", "a sparse log of 4 GiB of NUL bytes (one line)", "sparse"),
-        _trap("million_lines", "a million short lines, none a receipt", "million_lines"),
+        _trap(
+            "million_lines", "a million short lines, none a receipt", "million_lines"
+        ),
         _trap("long_line", "one JSON line of 2 MiB", "long_line"),
     ],
 )

@@ -80,7 +80,8 @@ def perturbations(world: World) -> list[Perturbation]:
                     kind.changes,
                     at["file", i],
                     replace(
-                        world, files=_swap(world.files, i, replace(fact, kind=kind.name))
+                        world,
+                        files=_swap(world.files, i, replace(fact, kind=kind.name)),
                     ),
                 )
             )
@@ -101,7 +102,11 @@ def perturbations(world: World) -> list[Perturbation]:
             for kind in RECEIPT_KINDS.perturbations()
         ]
         options.append(
-            ("receipt removed from the store", "world", replace(receipt, stored="absent"))
+            (
+                "receipt removed from the store",
+                "world",
+                replace(receipt, stored="absent"),
+            )
         )
         for name, changes, changed_receipt in options:
             found.append(

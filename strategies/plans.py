@@ -36,7 +36,7 @@ from strategies.kinds import Kind
 from strategies.logs import LogFact
 from strategies.receipts import RECEIPT_KINDS, ReceiptFact, applies
 from strategies.results import ResultFact
-from strategies.vocabulary import EFFECT_TOOLS, TOOLS
+from strategies.vocabulary import TOOLS
 from strategies.world import World, _Compact, check_positions
 
 __all__ = [
@@ -169,7 +169,16 @@ class Invalid(_Compact):
     reply: str
 
 
-Step = ReadFile | ListFiles | EditFile | WriteFile | RunCommand | Denied | Refused | Invalid
+Step = (
+    ReadFile
+    | ListFiles
+    | EditFile
+    | WriteFile
+    | RunCommand
+    | Denied
+    | Refused
+    | Invalid
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -495,12 +504,20 @@ def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact
             if text.strip()
         ]
         candidates += [
-            (f"{fact.marker!r} expected of {tool} instead of {fact.tool}", tool, fact.marker)
+            (
+                f"{fact.marker!r} expected of {tool} instead of {fact.tool}",
+                tool,
+                fact.marker,
+            )
             for tool in TOOLS
             if tool != fact.tool
         ]
         candidates += [
-            (f"the output {output!r} of a command that never ran", "run_command", output)
+            (
+                f"the output {output!r} of a command that never ran",
+                "run_command",
+                output,
+            )
             for output in outcome.outputs
         ]
         for label, tool, text in candidates:
@@ -526,7 +543,10 @@ def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact
             if not kind.passes and kind.changes == "case"
         ]
         options += [
-            (f"call id {call_id}, which has no receipt", replace(fact, call_id=call_id, stored="absent"))
+            (
+                f"call id {call_id}, which has no receipt",
+                replace(fact, call_id=call_id, stored="absent"),
+            )
             for call_id in absent
             if call_id not in taken
         ]
@@ -589,7 +609,9 @@ def describe_plan(plan: Plan, final: FinalFact) -> str:
             text = f"{_describe_effect(step.effect)} [call-{calls}, DENIED by {how}]"
         elif isinstance(step, Refused):
             calls += 1
-            text = f"edit_file {step.path} refused: {step.why} [call-{calls}, no receipt]"
+            text = (
+                f"edit_file {step.path} refused: {step.why} [call-{calls}, no receipt]"
+            )
         elif isinstance(step, ReadFile):
             text = f"read_file {step.path}"
         elif isinstance(step, ListFiles):
@@ -785,7 +807,9 @@ def plans(
         step = _draw_step(draw, kind, state, max_commands)
         _apply(state, step)
         steps.append(step)
-    return Plan(files=files, steps=tuple(steps), approve_with_decision=draw(st.booleans()))
+    return Plan(
+        files=files, steps=tuple(steps), approve_with_decision=draw(st.booleans())
+    )
 
 
 #: Where a real run's receipts go, simplest first: a log beside the root, a
@@ -837,7 +861,9 @@ CHAPTER_WORLD = played_world(
         steps=(
             ReadFile("app.py"),
             EditFile("app.py", "1", "2"),
-            RunCommand(_VALIDATION, "validation passed", "validation passed\n", 0, False),
+            RunCommand(
+                _VALIDATION, "validation passed", "validation passed\n", 0, False
+            ),
         ),
         task=CHAPTER_TASK,
     ),
@@ -924,7 +950,13 @@ RICH_WORLD = played_world(
 #: Written-out worlds, smallest first: run before any drawn one, so every
 #: planted mistake is found under any seed, and the smallest world that shows
 #: a mistake is the one reported.
-WRITTEN_WORLDS = (CHAPTER_WORLD, TWO_READS_WORLD, BYTES_WORLD, EFFECTS_WORLD, RICH_WORLD)
+WRITTEN_WORLDS = (
+    CHAPTER_WORLD,
+    TWO_READS_WORLD,
+    BYTES_WORLD,
+    EFFECTS_WORLD,
+    RICH_WORLD,
+)
 
 
 def stopped(world: World) -> World:

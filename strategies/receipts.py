@@ -214,8 +214,7 @@ RECEIPT_KINDS: Kinds[ReceiptKind] = Kinds(
             PASS,
             "the expectation states the stored receipt's facts; its result is an"
             " error message holding the substring",
-            "an error result is still the receipt's result: search it like any"
-            " other",
+            "an error result is still the receipt's result: search it like any other",
             result="error: could not finish near {marker}",
         ),
         ReceiptKind(
@@ -272,8 +271,7 @@ RECEIPT_KINDS: Kinds[ReceiptKind] = Kinds(
         ReceiptKind(
             "result_case",
             FAIL,
-            "the expectation's result substring occurs only in the other letter"
-            " case",
+            "the expectation's result substring occurs only in the other letter case",
             "the result substring test is case-sensitive",
             changes="case",
             expect=_with(contains=lambda f, m: m.contains.swapcase()),

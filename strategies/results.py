@@ -141,9 +141,7 @@ def _odd(result: Callable[[ResultFact], object]) -> Events:
 
 
 def _not_an_event(item: Callable[[ResultFact], object]) -> Events:
-    return lambda fact: [
-        EventSpec(step=0, response="", action="item", item=item(fact))
-    ]
+    return lambda fact: [EventSpec(step=0, response="", action="item", item=item(fact))]
 
 
 def _odd_action(action: str) -> Events:
@@ -218,8 +216,7 @@ RESULT_KINDS: Kinds[ResultKind] = Kinds(
         ResultKind(
             "error_result",
             PASS,
-            "one {tool} event whose result is an error message holding the"
-            " substring",
+            "one {tool} event whose result is an error message holding the substring",
             "an error result is still a result: do not skip results that start"
             " with 'error:'",
             events=lambda fact: [
@@ -290,7 +287,9 @@ RESULT_KINDS: Kinds[ResultKind] = Kinds(
             perturbation="substring moved from the result to the response",
             events=lambda fact: [
                 tool_event(
-                    fact.tool, "ok done", response=f"I call {fact.tool} for {fact.marker}"
+                    fact.tool,
+                    "ok done",
+                    response=f"I call {fact.tool} for {fact.marker}",
                 )
             ],
         ),
@@ -299,7 +298,9 @@ RESULT_KINDS: Kinds[ResultKind] = Kinds(
             FAIL,
             "a {tool} event with the substring in its arguments, not its result",
             "search event.result, not the action's arguments",
-            events=lambda fact: [tool_event(fact.tool, "ok done", argument=fact.marker)],
+            events=lambda fact: [
+                tool_event(fact.tool, "ok done", argument=fact.marker)
+            ],
         ),
         ResultKind(
             "invalid_event",
@@ -356,8 +357,7 @@ RESULT_KINDS: Kinds[ResultKind] = Kinds(
             "unobserved",
             FAIL,
             "no {tool} result of the run holds the substring ({note})",
-            "the substring must occur in the result of an event with exactly that"
-            " tool",
+            "the substring must occur in the result of an event with exactly that tool",
             changes="case",
             events=lambda fact: [],
         ),
@@ -406,7 +406,9 @@ RESULT_KINDS: Kinds[ResultKind] = Kinds(
             _not_an_event(lambda fact: f"{fact.tool}: {fact.marker}"),
         ),
         _hardened(
-            "item_int", "an item of events that is the int 3", _not_an_event(lambda f: 3)
+            "item_int",
+            "an item of events that is the int 3",
+            _not_an_event(lambda f: 3),
         ),
         _hardened(
             "item_dict",

@@ -11,8 +11,9 @@ so trees deeper than PATH_MAX stay in reach.
 
 `object_state` records the run (its events in the order and container they
 came in), the case, the workspace's modified files and state, the store's
-state and the approvals asked for, as deep copies compared with ==. `spy_on` wraps the stateful tools and the store's `put` on one
-built world so that any call is recorded (and still carried out).
+state and the approvals asked for, as deep copies compared with ==.
+`spy_on` wraps the stateful tools and the store's `put` on one built world
+so that any call is recorded (and still carried out).
 """
 
 from __future__ import annotations

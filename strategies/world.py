@@ -96,7 +96,9 @@ class World(_Compact):
     def level(self) -> str:
         """`hardened` when any fact is judged only at the hardened level."""
         hardened = any(kind.level == "hardened" for kind in self.kinds())
-        return "hardened" if hardened or self.log.get in HARDENED_GET_ERRORS else "course"
+        return (
+            "hardened" if hardened or self.log.get in HARDENED_GET_ERRORS else "course"
+        )
 
     @property
     def malformed(self) -> bool:
@@ -269,7 +271,9 @@ def _check(group: str, name: str, kind: Kind, fact: str, hint: str) -> ExpectedC
     if kind.verdict == EITHER:
         return ExpectedCheck(name, None, None, fact=fact, hint=hint)
     if kind.verdict == UNAVAILABLE:
-        return ExpectedCheck(name, False, "evidence unavailable: ", True, False, fact, hint)
+        return ExpectedCheck(
+            name, False, "evidence unavailable: ", True, False, fact, hint
+        )
     passes = kind.verdict == PASS
     return ExpectedCheck(
         name, passes, passing if passes else failing, fact=fact, hint=hint
@@ -284,7 +288,13 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
     log_kind = LOG_KINDS[log.kind]
     if log.store == "path" and log_kind.effect == "unavailable":
         return ExpectedCheck(
-            name, False, "receipt evidence unavailable: ", True, True, words, log_kind.hint
+            name,
+            False,
+            "receipt evidence unavailable: ",
+            True,
+            True,
+            words,
+            log_kind.hint,
         )
     if log.store == "memory" and log.get == "junk":
         return ExpectedCheck(
@@ -337,13 +347,17 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
 def truth(world: World) -> tuple[ExpectedCheck, ...]:
     """Every check the report must hold, in the contract's order."""
     final = FINAL_KINDS[world.final.kind]
-    checks = [_check("final", "final", final, f"final: {_final_words(world)}", final.hint)]
+    checks = [
+        _check("final", "final", final, f"final: {_final_words(world)}", final.hint)
+    ]
     for fact in world.files:
         kind = FILE_KINDS[fact.kind]
         hint = kind.hint
         if fact.spelling != "plain":
             hint += "; the check is named with the normalised path"
-        checks.append(_check("file", f"file:{fact.path}", kind, _file_words(fact), hint))
+        checks.append(
+            _check("file", f"file:{fact.path}", kind, _file_words(fact), hint)
+        )
     for fact in _results_in_case(world):
         kind = RESULT_KINDS[fact.kind]
         hint = kind.hint
@@ -395,7 +409,9 @@ def _file_words(fact: FileFact) -> str:
     kind = FILE_KINDS[fact.kind]
     expected, disk = file_layout(fact)
     written = spelled(fact.parts, fact.spelling)
-    shown = fact.path if len(fact.path) <= 70 else f"{fact.path[:30]}...{fact.path[-30:]}"
+    shown = (
+        fact.path if len(fact.path) <= 70 else f"{fact.path[:30]}...{fact.path[-30:]}"
+    )
     spelling = "" if written == fact.path else f" (the case writes {written!r})"
     line = f"file {shown}{spelling}: {kind.words}; expected {_short(expected)}"
     if kind.verdict != UNAVAILABLE and kind.layout(fact.text)[0].encode() != disk:
@@ -470,4 +486,3 @@ def describe(world: World) -> str:
     if world.events_as_list:
         lines.append("the run's events are a list, numbered in descending order")
     return "\n".join(lines)
-

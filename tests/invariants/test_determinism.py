@@ -67,6 +67,7 @@ def test_equal_inputs_built_afresh_give_equal_reports(target, world: World) -> N
 #: evaluation shows itself as two different reports among these.
 REPEATS = 5
 
+
 @pytest.mark.invariant("stateless")
 @with_perturbations(PASSING_WORLD, first=False)
 @given(

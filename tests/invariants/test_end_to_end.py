@@ -145,7 +145,10 @@ def test_final_phrasing_and_event_order_do_not_change_the_report(
         variants = (
             (f"final reworded as {alternate!r}", {"final": alternate}),
             ("events reversed", {"events": events[::-1]}),
-            (f"events in the order {order}", {"events": tuple(events[i] for i in order)}),
+            (
+                f"events in the order {order}",
+                {"events": tuple(events[i] for i in order)},
+            ),
             (
                 "final reworded and events reversed",
                 {"final": alternate, "events": events[::-1]},
@@ -192,7 +195,9 @@ def test_an_incomplete_real_run_fails_only_its_final(target, world: World):
                 world, final=replace(world.final, kind="incomplete", reason=reason)
             )
             text, _ = final_text(incomplete.final)
-            with judging(incomplete, target, f"the run marked completed=False, {reason}"):
+            with judging(
+                incomplete, target, f"the run marked completed=False, {reason}"
+            ):
                 run = run_view(built.run, completed=False, reason=reason, final=text)
                 assert_truth(
                     evaluate(target, built, run=run),
@@ -216,7 +221,9 @@ def _chapter_case(world: World) -> World:
     # writes them (Day 7, tasks 1 and 6).
     results = tuple(r for r in world.results if r.marker == "validation passed")
     receipts = tuple(
-        replace(r, marker="edited app.py" if r.tool == "edit_file" else "validation passed")
+        replace(
+            r, marker="edited app.py" if r.tool == "edit_file" else "validation passed"
+        )
         for r in world.receipts
     )
     return replace(world, results=results, receipts=receipts)

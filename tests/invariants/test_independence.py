@@ -18,6 +18,7 @@ from strategies import (
     with_perturbations,
 )
 
+
 @pytest.mark.invariant("independence")
 @with_perturbations(PASSING_WORLD)
 @given(pair=perturbed_worlds(passing_worlds(max_files=2, max_results=2)))

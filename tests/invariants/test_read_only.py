@@ -68,8 +68,7 @@ def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> N
                 world=words,
                 expected=f"the same report twice: {first_text!r:.300}",
                 observed=f"the second time: {second_text!r:.300}",
-                hint="evaluation must not depend on (or leave behind) state of its"
-                " own",
+                hint="evaluation must not depend on (or leave behind) state of its own",
             )
 
 

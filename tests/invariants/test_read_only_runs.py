@@ -70,12 +70,17 @@ def _probing(world: World) -> World:
     """The world plus two facts that make the evaluator look for evidence that
     is not there: a file never created and a receipt never written."""
     unused = sum(
-        type(step).__name__ in ("EditFile", "WriteFile", "RunCommand", "Denied", "Refused")
+        type(step).__name__
+        in ("EditFile", "WriteFile", "RunCommand", "Denied", "Refused")
         for step in world.plan.steps
     )
     missing = FileFact(len(world.files), ("missing.txt",), "missing", "absent\n")
-    absent = ReceiptFact(f"call-{unused + 1}", "edit_file", "ok", (), "match", "edited", "absent")
-    return replace(world, files=(*world.files, missing), receipts=(*world.receipts, absent))
+    absent = ReceiptFact(
+        f"call-{unused + 1}", "edit_file", "ok", (), "match", "edited", "absent"
+    )
+    return replace(
+        world, files=(*world.files, missing), receipts=(*world.receipts, absent)
+    )
 
 
 def _state(built) -> dict[str, object]:

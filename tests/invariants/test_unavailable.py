@@ -74,7 +74,10 @@ def _unavailable(world: World):
     # The checks this invariant is about: evidence that cannot be had (and a
     # final or result that is None). The other checks of these worlds are the
     # truth invariant's.
-    no_final = world.final.kind in ("incomplete_without_final", "completed_without_final")
+    no_final = world.final.kind in (
+        "incomplete_without_final",
+        "completed_without_final",
+    )
     none_results = {
         f"result:{fact.tool}" for fact in world.results if fact.kind == "result_none"
     }
@@ -165,5 +168,3 @@ def test_a_malformed_run_gives_failed_checks_not_an_exception(target, name) -> N
     world = _MALFORMED[name]
     with judging(world, target), materialise(world, target) as built:
         assert_truth(evaluate(target, built), truth(world), level=target.level)
-
-

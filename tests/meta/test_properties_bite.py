@@ -1,0 +1,313 @@
+"""Every property can fail: each is shown failing on a bug planted into the bundled
+evaluator, in process.
+
+A property that cannot fail proves nothing. For the judgements of the
+hardened invariants (survive a hostile world, stay inside the root) and for
+the properties added for the suite's blind spots (state across calls, inputs
+left as they were, wording at the course level, lessons that state the
+truth), a planted evaluator does one wrong thing and the property must say
+so, with the lesson a learner would read. Whole-suite detection under many
+seeds is `python -m planted` (tox -e planted).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import random
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from planting import before, rewritten
+
+from strategies import (
+    TRAP_WORLDS,
+    FileFact,
+    InvariantFailure,
+    LogFact,
+    ResultFact,
+    World,
+    judge_access,
+    judge_hostile,
+    load_target,
+)
+
+INVARIANTS = Path(__file__).resolve().parents[1] / "invariants"
+
+
+def _invariant(module: str, name: str) -> Any:
+    """A property of tests/invariants, to call with a planted target."""
+    spec = importlib.util.spec_from_file_location(
+        f"_meta_{module}", INVARIANTS / f"{module}.py"
+    )
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = loaded  # its dataclasses look their module up
+    spec.loader.exec_module(loaded)
+    return getattr(loaded, name)
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Any:
+    return load_target()
+
+
+# --- hostile worlds ---------------------------------------------------------------
+
+
+def _fifo_read(run, workspace, receipts, case) -> None:
+    for expected in case.files:
+        try:
+            Path(workspace.policy.root, expected.path).read_bytes()
+        except OSError:
+            pass
+
+
+def _naive_results(report, run, workspace, receipts, case):
+    checks = list(report.checks)
+    offset = 1 + len(case.files)
+    for index, expected in enumerate(case.results):
+        found = any(
+            event.action.tool == expected.tool and expected.contains in event.result
+            for event in run.events
+            if event.result is not None
+        )
+        checks[offset + index] = dataclasses.replace(
+            checks[offset + index], passed=found
+        )
+    return dataclasses.replace(report, checks=tuple(checks))
+
+
+def test_the_hostile_judgement_catches_a_hang(bundled) -> None:
+    """It fails, as a hang, on an evaluator that opens a FIFO with open()."""
+    with pytest.raises(InvariantFailure, match="still running after"):
+        judge_hostile(
+            before(bundled, _fifo_read), TRAP_WORLDS["trap file fifo"], seconds=0.5
+        )
+
+
+@pytest.mark.parametrize("kind", ["result_int", "item_none", "action_dict"])
+def test_the_hostile_judgement_catches_a_crash(bundled, kind: str) -> None:
+    """It fails on an evaluator that assumes every item is an event with a
+    string result (`needle in 7`, `None.action`)."""
+    with pytest.raises(InvariantFailure, match="raised"):
+        judge_hostile(
+            rewritten(bundled, _naive_results), TRAP_WORLDS[f"trap result {kind}"]
+        )
+
+
+def test_the_hostile_judgement_catches_a_passed_trap(bundled) -> None:
+    """It fails on an evaluator for which a list result holding the substring
+    is a match (`"x" in ["x"]`)."""
+    world = World(results=(ResultFact("run_command", "result_list", "[B]"),))
+    with pytest.raises(InvariantFailure, match=r"result:run_command: FAIL"):
+        judge_hostile(rewritten(bundled, _naive_results), world)
+
+
+def test_the_hostile_judgement_catches_a_change(bundled) -> None:
+    """It fails on an evaluator that leaves a cache file in the root."""
+
+    def touch(run, workspace, receipts, case) -> None:
+        Path(workspace.policy.root, ".evaluation-cache").write_text("{}")
+
+    with pytest.raises(InvariantFailure, match=r"\.evaluation-cache was created"):
+        judge_hostile(before(bundled, touch), World())
+
+
+# --- confinement ------------------------------------------------------------------
+
+_SECRET_WORLD = World(
+    files=(
+        FileFact(0, ("h0", "app0.py"), "symlink_out_at", "print('hi')\n", variant=9),
+    ),
+    log=LogFact("path", "beside"),
+)
+
+
+def _opens_after_resolving(run, workspace, receipts, case) -> None:
+    # The classic: check the boundary lexically, then open the joined path,
+    # which follows the link.
+    for expected in case.files:
+        with open(
+            os.path.realpath(os.path.join(workspace.policy.root, expected.path)), "rb"
+        ):
+            pass
+
+
+def _reads_link_target(run, workspace, receipts, case) -> None:
+    for expected in case.files:
+        link = Path(workspace.policy.root, expected.path)
+        for parent in (link, *link.parents):
+            if parent.is_symlink():
+                (parent.parent / os.readlink(parent)).resolve().exists()
+                Path(os.path.realpath(link)).read_bytes()
+
+
+PLANTED = {
+    "opens the resolved path": (_opens_after_resolving, "opened the secret"),
+    "reads the link's target": (_reads_link_target, "opened the secret"),
+    "starts a process": (
+        lambda *args: subprocess.run(["true"], check=False),
+        "started a process",
+    ),
+    "opens a socket": (
+        lambda *args: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(),
+        "used the network",
+    ),
+    "lists beside the root": (
+        lambda run, workspace, receipts, case: os.listdir(
+            Path(workspace.policy.root).parent
+        ),
+        "opened outside the root",
+    ),
+}
+
+
+@pytest.mark.parametrize("bug", sorted(PLANTED))
+def test_the_confinement_judgement_catches_a_reach_outside(bundled, bug: str) -> None:
+    """It fails on an evaluator that does one forbidden thing and then
+    evaluates correctly, so only the audit can tell it apart."""
+    action, message = PLANTED[bug]
+    with pytest.raises(InvariantFailure, match=message):
+        judge_access(before(bundled, action), _SECRET_WORLD)
+
+
+def test_the_confinement_judgement_catches_a_passed_secret_link(bundled) -> None:
+    """It fails on an evaluator whose file check passes a symlink to a secret
+    holding the expected text, even when nothing was opened."""
+
+    def passed(report, *args):
+        checks = tuple(
+            dataclasses.replace(c, passed=True, detail="content matches")
+            if c.name.startswith("file:")
+            else c
+            for c in report.checks
+        )
+        return dataclasses.replace(report, checks=checks)
+
+    with pytest.raises(InvariantFailure, match="a link out of the root is not evidence"):
+        judge_access(rewritten(bundled, passed), _SECRET_WORLD)
+
+
+# --- the blind spots --------------------------------------------------------------
+
+
+def test_the_stateless_property_catches_a_cache_by_path(bundled) -> None:
+    """It fails on an evaluator that remembers file verdicts by path."""
+    cache: dict[tuple[str, str], Any] = {}
+
+    def caching(report, run, workspace, receipts, case):
+        checks = list(report.checks)
+        for index, expected in enumerate(case.files, start=1):
+            key = (str(workspace.policy.root), expected.path)
+            checks[index] = cache.setdefault(key, checks[index])
+        return dataclasses.replace(report, checks=tuple(checks))
+
+    test = _invariant(
+        "test_determinism", "test_evaluation_keeps_nothing_from_one_call_to_the_next"
+    )
+    with pytest.raises(InvariantFailure, match="evaluated after the world before it"):
+        test(target=rewritten(bundled, caching))
+
+
+def test_the_stateless_property_catches_randomness(bundled) -> None:
+    """It fails on an evaluator whose report varies from call to call."""
+    chance = random.Random(7)
+
+    def sampling(report, *args):
+        checks = tuple(
+            dataclasses.replace(c, passed=not c.passed) if chance.random() < 0.3 else c
+            for c in report.checks
+        )
+        return dataclasses.replace(report, checks=checks)
+
+    test = _invariant(
+        "test_determinism", "test_evaluation_keeps_nothing_from_one_call_to_the_next"
+    )
+    with pytest.raises(InvariantFailure):
+        test(target=rewritten(bundled, sampling))
+
+
+def test_the_read_only_property_catches_sorting_the_events(bundled) -> None:
+    """It fails on an evaluator that sorts a list of events in place."""
+
+    def sort(run, workspace, receipts, case) -> None:
+        if isinstance(run.events, list):
+            run.events.sort(key=lambda event: event.step)
+
+    test = _invariant(
+        "test_read_only", "test_evaluation_changes_nothing_and_calls_no_tool"
+    )
+    with pytest.raises(InvariantFailure, match="the run unchanged"):
+        test(target=before(bundled, sort))
+
+
+def test_the_read_only_property_catches_a_changed_case(bundled) -> None:
+    """It fails on an evaluator that rewrites a field of the case it is given."""
+
+    def trim(run, workspace, receipts, case) -> None:
+        object.__setattr__(case, "final_contains", case.final_contains + " ")
+
+    test = _invariant(
+        "test_read_only", "test_evaluation_changes_nothing_and_calls_no_tool"
+    )
+    with pytest.raises(InvariantFailure, match="the case unchanged"):
+        test(target=before(bundled, trim))
+
+
+def _reworded(report, *args):
+    words = {"required final not observed": "required final missing"}
+    checks = tuple(
+        dataclasses.replace(c, detail=words.get(c.detail, c.detail))
+        for c in report.checks
+    )
+    return dataclasses.replace(report, checks=checks)
+
+
+def test_the_course_level_accepts_failing_details_in_other_words(bundled) -> None:
+    """At the course level the truth property passes an evaluator whose failing
+    details use its own words; at the hardened level it fails it."""
+    test = _invariant("test_truth", "test_every_check_says_what_the_world_makes_true")
+    reworded = rewritten(bundled, _reworded)
+    test(target=dataclasses.replace(reworded, level="course"))
+    with pytest.raises(InvariantFailure, match="required final missing"):
+        test(target=reworded)
+
+
+def test_the_order_lesson_states_the_truth(bundled) -> None:
+    """On an evaluator that searches only the last event, the order property's
+    lesson says what the world makes true (PASS), not what the first
+    evaluation said."""
+
+    def last_only(report, run, workspace, receipts, case):
+        checks = list(report.checks)
+        offset = 1 + len(case.files)
+        tools = [e for e in run.events if getattr(e.action, "tool", None)]
+        for index, expected in enumerate(case.results):
+            last = tools[-1] if tools else None
+            found = (
+                last is not None
+                and last.action.tool == expected.tool
+                and expected.contains in (last.result or "")
+            )
+            checks[offset + index] = dataclasses.replace(
+                checks[offset + index],
+                passed=found,
+                detail="required result observed"
+                if found
+                else "required result not observed",
+            )
+        return dataclasses.replace(report, checks=tuple(checks))
+
+    test = _invariant(
+        "test_order", "test_reordering_duplicating_or_adding_events_changes_nothing"
+    )
+    with pytest.raises(InvariantFailure) as raised:
+        test(target=rewritten(bundled, last_only))
+    assert "in any event order: result:" in str(raised.value)
+    assert ": PASS (required result observed)" in raised.value.expected
