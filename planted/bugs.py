@@ -101,6 +101,8 @@ SHAPE = "report-shape"
 VERDICT = "report-verdict"
 RENDER = "render-grammar"
 READ_ONLY = "read-only"
+STATELESS = "stateless"
+DETERMINISM = "determinism"
 READ_ONLY_RUNS = "read-only-real-runs"
 READ_STATE = "read-state-kept"
 END_TO_END = "end-to-end"
@@ -714,5 +716,127 @@ BUGS: tuple[PlantedBug, ...] = (
         "        workspace.execute(ToolAction(expected.tool, {}))\n"
         "    gathered = _gather_results(",
         catches=(READ_ONLY, READ_ONLY_RUNS),
+    ),
+    # --- the blind spots of issue 11: state, Unicode, case and whitespace,
+    # --- substrings in the wrong place, inputs changed, OSError on load
+    PlantedBug(
+        name="file-verdicts-cached",
+        task="report",
+        mistake="remembers each file's verdict by root and path in a module-level"
+        " dict, so a file rewritten at the same path keeps its old verdict",
+        old="def _file_check(workspace: Workspace, expected: FileExpectation)"
+        " -> EvaluationCheck:\n",
+        new="_VERDICTS: dict[tuple[str, str], EvaluationCheck] = {}\n\n\n"
+        "def _file_check(workspace: Workspace, expected: FileExpectation)"
+        " -> EvaluationCheck:\n"
+        "    key = (str(workspace.policy.root), expected.path)\n"
+        "    if key not in _VERDICTS:\n"
+        "        _VERDICTS[key] = _fresh_file_check(workspace, expected)\n"
+        "    return _VERDICTS[key]\n\n\n"
+        "def _fresh_file_check(workspace: Workspace, expected: FileExpectation)"
+        " -> EvaluationCheck:\n",
+        catches=(STATELESS,),
+    ),
+    PlantedBug(
+        name="receipt-stores-cached",
+        task="receipts",
+        mistake="keeps the first store loaded from each log path, so a log"
+        " rewritten at the same path is never read again",
+        old="        return ReceiptStore(path).get",
+        new='        return globals().setdefault("_LOADED", {}).setdefault('
+        "str(path), ReceiptStore(path)).get",
+        catches=(STATELESS,),
+    ),
+    PlantedBug(
+        name="final-sampled",
+        task="report",
+        mistake="lets chance into a verdict (a sampled or randomised check), so"
+        " one world can get two reports",
+        old="        and case.final_contains in final\n",
+        new="        and case.final_contains in final\n"
+        '        and __import__("random").random() > 0.05\n',
+        catches=(STATELESS, DETERMINISM, TRUTH),
+    ),
+    PlantedBug(
+        name="content-nfc-normalised",
+        task="files",
+        mistake="normalises both texts to NFC before comparing, so decomposed"
+        " accents on disk pass for composed ones",
+        old="if observed is not None and observed == expected.content:",
+        new='if observed is not None and __import__("unicodedata").normalize("NFC",'
+        ' observed) == __import__("unicodedata").normalize("NFC", expected.content):',
+        catches=(TRUTH, INDEPENDENCE),
+    ),
+    PlantedBug(
+        name="final-smart-case",
+        task="final",
+        mistake="matches a lower-case final substring case-insensitively ('smart"
+        " case'), so '[a]' passes for a final holding '[A]'",
+        old="        and case.final_contains in final\n",
+        new="        and (case.final_contains in final if case.final_contains !="
+        " case.final_contains.lower() else case.final_contains in final.lower())\n",
+        catches=(TRUTH, INDEPENDENCE),
+    ),
+    PlantedBug(
+        name="path-stripped",
+        task="files",
+        mistake="strips the expected path before resolving it, so ' a.txt ' is"
+        " read from 'a.txt'",
+        old="resolved = Path(workspace.resolve_path(expected.path))",
+        new="resolved = Path(workspace.resolve_path(expected.path.strip()))",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="receipt-searched-whole",
+        task="receipts",
+        mistake="looks for the result substring in the whole receipt (its"
+        " arguments, call id, artifacts) instead of its result",
+        old="        and expected.result_contains in result\n",
+        new="        and expected.result_contains in repr(receipt)\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="error-results-skipped",
+        task="results",
+        mistake="skips results that look like errors ('error: ...', a failed"
+        " status), though they hold what was asked",
+        old="                and isinstance(event.result, str)\n            ]",
+        new="                and isinstance(event.result, str)\n"
+        '                and not event.result.startswith(("error:", "status: 1"))\n'
+        "            ]",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="events-sorted-in-place",
+        task="read-only",
+        mistake="sorts the run's events by step in place, changing the run it"
+        " was handed when the events are a list",
+        old="    gathered = _gather_results(run.events, case.results)",
+        new="    if isinstance(run.events, list):\n"
+        '        run.events.sort(key=lambda event: getattr(event, "step", 0))\n'
+        "    gathered = _gather_results(run.events, case.results)",
+        catches=(READ_ONLY,),
+    ),
+    PlantedBug(
+        name="case-trimmed",
+        task="read-only",
+        mistake="trims the case's final substring in place, changing the case"
+        " it was handed",
+        old="    _validate_case(case)  # again: a frozen case can still be altered"
+        " by force\n",
+        new="    _validate_case(case)  # again: a frozen case can still be altered"
+        " by force\n"
+        '    object.__setattr__(case, "final_contains", case.final_contains.strip())\n',
+        catches=(READ_ONLY,),
+    ),
+    PlantedBug(
+        name="log-oserror-escapes",
+        task="receipts",
+        mistake="lets an OSError from reading the log escape (only the loader's"
+        " own errors are caught)",
+        old="            return _absent\n"
+        '        return f"receipt evidence unavailable: {_explain(error)}"',
+        new="            return _absent\n        raise",
+        catches=(TRUTH, UNAVAILABLE),
     ),
 )

@@ -26,114 +26,49 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+# Each module, and the names it lends the package.
 _HOMES = {
     "strategies.world": (
-        "CaseSpec",
-        "ExpectedCheck",
-        "World",
-        "case_spec",
-        "check_positions",
-        "describe",
-        "truth",
-        "world_events",
+        "CaseSpec ExpectedCheck World case_spec check_positions "
+        "describe truth world_events"
     ),
-    "strategies.kinds": ("Kind", "Kinds", "UnknownKindError"),
-    "strategies.finals": ("FINAL_KINDS", "FinalFact", "final_text"),
-    "strategies.files": (
-        "FILE_KINDS",
-        "FileFact",
-        "devices_available",
-        "file_layout",
-        "spelled",
-    ),
-    "strategies.results": ("RESULT_KINDS", "EventSpec", "ResultFact"),
-    "strategies.receipts": ("RECEIPT_KINDS", "ReceiptFact", "receipt_expectation"),
-    "strategies.logs": ("LOG_KINDS", "LogFact"),
-    "strategies.vocabulary": ("EVALUATE", "INCOMPLETE_REASONS", "TOOLS", "marker"),
+    "strategies.kinds": "Kind Kinds UnknownKindError",
+    "strategies.finals": "FINAL_KINDS FinalFact final_text",
+    "strategies.files": "FILE_KINDS FileFact devices_available file_layout spelled",
+    "strategies.results": "RESULT_KINDS EventSpec ResultFact",
+    "strategies.receipts": "RECEIPT_KINDS ReceiptFact receipt_expectation",
+    "strategies.logs": "LOG_KINDS LogFact",
+    "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS TOOLS marker",
     "strategies.draw": (
-        "EXAMPLE_WORLDS",
-        "PASSING_WORLD",
-        "TEXTS",
-        "TRAP_WORLDS",
-        "examples",
-        "file_facts",
-        "hostile_worlds",
-        "log_facts",
-        "noise_events",
-        "passing_worlds",
-        "unavailable_worlds",
-        "with_perturbations",
-        "worlds",
+        "EXAMPLE_WORLDS PASSING_WORLD TEXTS TRAP_WORLDS examples "
+        "file_facts hostile_worlds log_facts noise_events "
+        "passing_worlds unavailable_worlds with_perturbations worlds"
     ),
     "strategies.plans": (
-        "ALTERNATE_FINAL",
-        "CHAPTER_WORLD",
-        "EFFECTS_WORLD",
-        "RICH_WORLD",
-        "WRITTEN_WORLDS",
-        "Denied",
-        "EditFile",
-        "Invalid",
-        "ListFiles",
-        "Plan",
-        "ReadFile",
-        "Refused",
-        "RunCommand",
-        "SeedFile",
-        "WriteFile",
-        "played_world",
-        "played_worlds",
-        "replay",
-        "stopped",
-        "with_written_worlds",
-        "wrong_facts",
+        "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD "
+        "WRITTEN_WORLDS Denied EditFile Invalid ListFiles Plan "
+        "ReadFile Refused RunCommand SeedFile WriteFile played_world "
+        "played_worlds replay stopped with_written_worlds wrong_facts"
     ),
-    "strategies.perturb": ("Perturbation", "perturbations", "perturbed_worlds"),
-    "strategies.build": (
-        "Built",
-        "build_in",
-        "make_case",
-        "materialise",
-        "scratch_parent",
-    ),
+    "strategies.perturb": "Perturbation perturbations perturbed_worlds",
+    "strategies.build": "Built build_in make_case materialise scratch_parent",
     "strategies.verdicts": (
-        "assert_truth",
-        "evaluate",
-        "judged",
-        "judging",
-        "reproduction",
-        "rows_without_tree",
-        "shown_row",
+        "assert_truth evaluate judged judging reproduction rows_without_tree shown_row"
     ),
-    "strategies.hardened": ("judge_access", "judge_hostile"),
-    "strategies.snapshot": ("object_state", "spy_on", "tree_changes", "tree_snapshot"),
+    "strategies.hardened": "judge_access judge_hostile",
+    "strategies.snapshot": "object_state spy_on tree_changes tree_snapshot",
     "strategies.watch": (
-        "Figures",
-        "call_with_deadline",
-        "reported_figures",
-        "short_unless_thorough",
+        "Figures call_with_deadline reported_figures short_unless_thorough"
     ),
     "strategies.cases": (
-        "Spec",
-        "ValidSpec",
-        "example_invalid_specs",
-        "example_valid_specs",
-        "invalid_specs",
-        "normalisable_paths",
-        "valid_specs",
-        "wrong_type_specs",
+        "Spec ValidSpec example_invalid_specs example_valid_specs "
+        "invalid_specs normalisable_paths valid_specs wrong_type_specs"
     ),
-    "strategies.lessons": (
-        "InvariantFailure",
-        "call_target",
-        "expect_error",
-        "fail",
-        "report_view",
-    ),
-    "strategies.target": ("REQUIRED_NAMES", "Target", "load_target"),
-    "strategies.profiles": ("real_runs",),
+    "strategies.lessons": "InvariantFailure call_target expect_error fail report_view",
+    "strategies.target": "REQUIRED_NAMES Target load_target",
+    "strategies.profiles": "real_runs",
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}
 
 __all__ = sorted(_HOME_OF)
 

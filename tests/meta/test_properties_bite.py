@@ -190,7 +190,9 @@ def test_the_confinement_judgement_catches_a_passed_secret_link(bundled) -> None
         )
         return dataclasses.replace(report, checks=checks)
 
-    with pytest.raises(InvariantFailure, match="a link out of the root is not evidence"):
+    with pytest.raises(
+        InvariantFailure, match="a link out of the root is not evidence"
+    ):
         judge_access(rewritten(bundled, passed), _SECRET_WORLD)
 
 
