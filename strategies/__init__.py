@@ -1,6 +1,6 @@
 """Hypothesis strategies and helpers for verifying any Day 7 evaluator.
 
-The names the suite's tests (and a lesson's reproduction snippet) import,
+The names the suite's tests (and a lesson's  snippet) import,
 re-exported lazily: importing this package imports nothing else, because
 Hypothesis loads `strategies._plugin` through an entry point while it is
 itself being imported, so this package must stay light.
@@ -28,42 +28,31 @@ from typing import Any
 
 # Each module, and the names it lends the package.
 _HOMES = {
-    "strategies.world": (
-        "CaseSpec ExpectedCheck World case_spec check_positions "
-        "describe truth world_events"
-    ),
-    "strategies.kinds": "Kind Kinds UnknownKindError",
+    "strategies.world": "ExpectedCheck World case_spec describe truth world_events",
+    "strategies.kinds": "UnknownKindError",
     "strategies.finals": "FINAL_KINDS FinalFact final_text",
     "strategies.files": "FILE_KINDS FileFact devices_available file_layout spelled",
     "strategies.results": "RESULT_KINDS EventSpec ResultFact",
-    "strategies.receipts": "RECEIPT_KINDS ReceiptFact receipt_expectation",
+    "strategies.receipts": "RECEIPT_KINDS ReceiptFact",
     "strategies.logs": "LOG_KINDS LogFact",
-    "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS TOOLS marker",
-    "strategies.draw": (
-        "EXAMPLE_WORLDS PASSING_WORLD TEXTS TRAP_WORLDS examples "
-        "file_facts hostile_worlds log_facts noise_events "
-        "passing_worlds unavailable_worlds with_perturbations worlds"
-    ),
-    "strategies.plans": (
-        "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD "
-        "WRITTEN_WORLDS Denied EditFile Invalid ListFiles Plan "
-        "ReadFile Refused RunCommand SeedFile WriteFile played_world "
-        "played_worlds replay stopped with_written_worlds wrong_facts"
-    ),
+    "strategies.vocabulary": "INCOMPLETE_REASONS",
+    "strategies.draw": "EXAMPLE_WORLDS PASSING_WORLD TEXTS TRAP_WORLDS examples"
+    " file_facts hostile_worlds log_facts noise_events passing_worlds"
+    " unavailable_worlds with_perturbations worlds",
+    "strategies.plans": "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD"
+    " Denied EditFile Invalid ListFiles Plan ReadFile Refused RunCommand SeedFile"
+    " WriteFile played_world played_worlds replay stopped with_written_worlds"
+    " wrong_facts",
     "strategies.perturb": "Perturbation perturbations perturbed_worlds",
-    "strategies.build": "Built build_in make_case materialise scratch_parent",
-    "strategies.verdicts": (
-        "assert_truth evaluate judged judging reproduction rows_without_tree shown_row"
-    ),
+    "strategies.build": "build_in make_case materialise scratch_parent",
+    "strategies.verdicts": "assert_truth evaluate judged judging rows_without_tree"
+    " shown_row",
     "strategies.hardened": "judge_access judge_hostile",
     "strategies.snapshot": "object_state spy_on tree_changes tree_snapshot",
-    "strategies.watch": (
-        "Figures call_with_deadline reported_figures short_unless_thorough"
-    ),
-    "strategies.cases": (
-        "Spec ValidSpec example_invalid_specs example_valid_specs "
-        "invalid_specs normalisable_paths valid_specs wrong_type_specs"
-    ),
+    "strategies.watch": "Figures call_with_deadline reported_figures"
+    " short_unless_thorough",
+    "strategies.cases": "Spec ValidSpec example_invalid_specs example_valid_specs"
+    " invalid_specs normalisable_paths valid_specs wrong_type_specs",
     "strategies.lessons": "InvariantFailure call_target expect_error fail report_view",
     "strategies.target": "REQUIRED_NAMES Target load_target",
     "strategies.profiles": "real_runs",

@@ -78,8 +78,11 @@ def reproduction(world: World, target: Any) -> str:
         load = f"load_target(impl_path={label.removeprefix('folder ')!r})"
     else:
         load = f"load_target(impl={label.removeprefix('module ') or 'evaluator'!r})"
+    import strategies
+
     shown = repr(world)
-    names = sorted({"materialise", "load_target", *_NAMES.findall(shown)})
+    found = {name for name in _NAMES.findall(shown) if name in strategies.__all__}
+    names = sorted({"materialise", "load_target", *found})
     return "\n".join(
         [
             f"from strategies import {', '.join(names)}",
