@@ -11,7 +11,9 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -392,6 +394,9 @@ def _merge(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns its exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    # A CI system cancelling the job sends SIGTERM: end the children too.
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
     try:
         if args and args[0] == "merge":
             return _merge(args[1:])
@@ -402,3 +407,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:
         code = exit_.code
         return code if isinstance(code, int) else (0 if code is None else 2)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

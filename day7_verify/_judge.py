@@ -174,6 +174,8 @@ def judge(
             "level": settings.level,
             "profile": settings.profile,
             "memory": settings.memory,
+            "timeout": settings.timeout,
+            "parent": os.getpid(),
             "load_timeout": min(settings.load_timeout, settings.timeout),
         }
         finished = run_bounded(

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Finished", "OutputBuffer", "run_bounded", "stop_all"]
+__all__ = ["Finished", "OutputBuffer", "Stopped", "run_bounded", "stop_all"]
 
 # After the child ends (or is killed), how long its pipes may stay open
 # before the command stops reading them: a grandchild that left the process
@@ -32,10 +32,16 @@ _CHUNK = 1 << 16
 # Children not yet reaped, so an interrupted command can end them all.
 _running: set[int] = set()
 _running_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+class Stopped(Exception):
+    """The command is ending: no new child is started."""
 
 
 def stop_all() -> None:
     """Kill the process group of every child still running (the command is ending)."""
+    _stopping.set()
     with _running_lock:
         for pid in _running:
             _kill_group(pid)
@@ -112,6 +118,9 @@ def run_bounded(
 ) -> Finished:
     """Run `argv` in its own session; kill its group after `timeout` seconds."""
     started = time.monotonic()
+    with _running_lock:
+        if _stopping.is_set():
+            raise Stopped("the command is ending")
     process = subprocess.Popen(
         list(argv),
         cwd=cwd,

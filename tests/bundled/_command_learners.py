@@ -21,6 +21,8 @@ _EVALUATE_RUN_BODY = (
 
 #: Code planted at the top of evaluate_run's body, by the behaviour it gives.
 IN_EVALUATE_RUN: dict[str, str] = {
+    # An unfinished learner: every invariant fails, fast.
+    "returns-none": "    return None\n",
     "loops-for-ever": "    while True:\n        pass\n",
     "exits": "    import os\n    os._exit(0)\n",
     "sys-exit": "    import sys\n    sys.exit(0)\n",
@@ -61,25 +63,24 @@ AT_IMPORT: dict[str, str] = {
 }
 
 
-def learner_folder(parent: Path, name: str, plant: str | None = None) -> Path:
-    """A copy of the bundled evaluator at parent/name, with `plant` planted."""
+def learner_folder(parent: Path, name: str, *plants: str) -> Path:
+    """A copy of the bundled evaluator at parent/name, with `plants` planted."""
     folder = parent / name
     shutil.copytree(EVALUATOR, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    if plant is None:
-        return folder
     module = folder / "evaluation.py"
     source = module.read_text(encoding="utf-8")
-    if plant in IN_EVALUATE_RUN:
-        if source.count(_EVALUATE_RUN_BODY) != 1:
-            raise AssertionError(
-                "evaluate_run's docstring moved: update _command_learners"
+    if source.count(_EVALUATE_RUN_BODY) != 1:
+        raise AssertionError("evaluate_run's docstring moved: update _command_learners")
+    # Each goes first in evaluate_run's body: plant the last one first, so
+    # they run in the order given.
+    for plant in reversed(plants):
+        if plant in IN_EVALUATE_RUN:
+            source = source.replace(
+                _EVALUATE_RUN_BODY, _EVALUATE_RUN_BODY + IN_EVALUATE_RUN[plant]
             )
-        source = source.replace(
-            _EVALUATE_RUN_BODY, _EVALUATE_RUN_BODY + IN_EVALUATE_RUN[plant]
-        )
-    elif plant in AT_IMPORT:
-        source = AT_IMPORT[plant] + source
-    else:
-        raise KeyError(f"no planted behaviour named {plant}")
+        elif plant in AT_IMPORT:
+            source = AT_IMPORT[plant] + source
+        else:
+            raise KeyError(f"no planted behaviour named {plant}")
     module.write_text(source, encoding="utf-8")
     return folder

@@ -109,10 +109,13 @@ def _classify(**overrides: object) -> LearnerVerdict:
 
 
 def test_a_complete_passing_run_is_a_pass_and_the_command_adds_its_own_invariant():
-    """PASS, every test finished and exit status 0: pass, with writes-nothing-outside."""
+    """PASS, every test finished, exit status 0: pass, with writes-nothing-outside."""
     verdict = _classify(result=_result(_summary(dict.fromkeys(NAMES, "PASS"))))
     assert verdict.status == "pass"
-    assert dict(verdict.invariants) == {**dict.fromkeys(NAMES, "pass"), OUTSIDE_WRITES: "pass"}
+    assert dict(verdict.invariants) == {
+        **dict.fromkeys(NAMES, "pass"),
+        OUTSIDE_WRITES: "pass",
+    }
 
 
 @pytest.mark.parametrize(
@@ -120,10 +123,18 @@ def test_a_complete_passing_run_is_a_pass_and_the_command_adds_its_own_invariant
     [
         ({"complete": False, "stopped": "interrupted by KeyboardInterrupt"}, "crashed"),
         ({"exit_code": 1}, "fail"),
-        ({"exit_code": 2, "complete": False, "stopped": "pytest ended with 2"}, "crashed"),
+        (
+            {"exit_code": 2, "complete": False, "stopped": "pytest ended with 2"},
+            "crashed",
+        ),
         ({"memory_error": {"test": "t::truth", "invariant": "truth"}}, "out-of-memory"),
         (
-            {"outside_writes": {"test": "t::truth", "changes": ["cwd: deleted README.md"]}},
+            {
+                "outside_writes": {
+                    "test": "t::truth",
+                    "changes": ["cwd: deleted README.md"],
+                }
+            },
             "fail",
         ),
     ],
@@ -274,7 +285,8 @@ def reports(draw: st.DrawFn) -> ClassReport:
 def _without_timings(data: dict) -> dict:
     data = {key: value for key, value in data.items() if key != "seconds"}
     data["learners"] = [
-        {k: v for k, v in learner.items() if k != "seconds"} for learner in data["learners"]
+        {k: v for k, v in learner.items() if k != "seconds"}
+        for learner in data["learners"]
     ]
     return data
 
@@ -288,7 +300,7 @@ def test_a_report_reads_back_as_itself(report: ClassReport):
 
 @given(reports(), st.integers(1, 5))
 def test_shards_merged_are_the_unsharded_report(report: ClassReport, count: int):
-    """Every learner lands in exactly one shard, and merging the parts gives the whole."""
+    """Every learner lands in exactly one shard; merging the parts gives the whole."""
     learners = [Learner(v.path, Path("/nowhere") / v.path) for v in report.learners]
     parts = []
     for index in range(1, count + 1):
@@ -308,13 +320,18 @@ def test_merge_refuses_parts_that_do_not_fit():
     two = LearnerVerdict("c/b", "fail", 1.0, "no", (("truth", "fail"),))
     part1 = ClassReport(SETTINGS, (one,), shard=Shard(1, 2, 2))
     part2 = ClassReport(SETTINGS, (two,), shard=Shard(2, 2, 2))
-    assert [v.path for v in merge([("a", part1), ("b", part2)]).learners] == ["c/a", "c/b"]
+    assert [v.path for v in merge([("a", part1), ("b", part2)]).learners] == [
+        "c/a",
+        "c/b",
+    ]
     with pytest.raises(SchemaError, match="shard 2/2 is missing"):
         merge([("a", part1)])
     with pytest.raises(SchemaError, match="in both"):
         merge([("a", part1), ("b", replace(part2, learners=(one,)))])
     with pytest.raises(SchemaError, match="different level"):
-        merge([("a", part1), ("b", replace(part2, settings={**SETTINGS, "level": "x"}))])
+        merge(
+            [("a", part1), ("b", replace(part2, settings={**SETTINGS, "level": "x"}))]
+        )
     with pytest.raises(SchemaError, match="schema"):
         ClassReport.from_json({**part1.to_json(), "schema": "day7-verify/0"})
 
@@ -330,21 +347,32 @@ def test_a_baseline_marks_learners_and_invariants():
     old = ClassReport(
         SETTINGS,
         (
-            LearnerVerdict("c/a", "pass", 1, "ok", (("truth", "pass"), ("surface", "pass"))),
-            LearnerVerdict("c/b", "fail", 1, "no", (("truth", "fail"), ("surface", "pass"))),
+            LearnerVerdict(
+                "c/a", "pass", 1, "ok", (("truth", "pass"), ("surface", "pass"))
+            ),
+            LearnerVerdict(
+                "c/b", "fail", 1, "no", (("truth", "fail"), ("surface", "pass"))
+            ),
         ),
     )
     new = ClassReport(
         SETTINGS,
         (
-            LearnerVerdict("c/a", "fail", 1, "no", (("truth", "fail"), ("surface", "pass"))),
-            LearnerVerdict("c/b", "pass", 1, "ok", (("truth", "pass"), ("surface", "pass"))),
+            LearnerVerdict(
+                "c/a", "fail", 1, "no", (("truth", "fail"), ("surface", "pass"))
+            ),
+            LearnerVerdict(
+                "c/b", "pass", 1, "ok", (("truth", "pass"), ("surface", "pass"))
+            ),
             LearnerVerdict("c/c", "pass", 1, "ok", (("truth", "pass"),)),
         ),
     )
     marked = {v.path: v.baseline for v in compare(new, old).learners}
     assert marked["c/a"]["change"] == "newly failing"
-    assert marked["c/a"]["invariants"] == {"truth": "newly failing", "surface": "still passing"}
+    assert marked["c/a"]["invariants"] == {
+        "truth": "newly failing",
+        "surface": "still passing",
+    }
     assert marked["c/b"]["change"] == "fixed"
     assert marked["c/c"]["change"] == "new"
     with pytest.raises(SchemaError, match="level"):
@@ -375,10 +403,19 @@ def _failing_learner() -> LearnerVerdict:
                     "reproduce": "from agent import evaluate_run\nevaluate_run(...)",
                 }
             ),
-            lesson({"invariant": "truth", "headline": "got FAIL, but should be PASS",
-                    "world": "a file"}),
+            lesson(
+                {
+                    "invariant": "truth",
+                    "headline": "got FAIL, but should be PASS",
+                    "world": "a file",
+                }
+            ),
         ),
-        statements={"surface": "Names exist.", "truth": "Facts decide.", "read-only": "."},
+        statements={
+            "surface": "Names exist.",
+            "truth": "Facts decide.",
+            "read-only": ".",
+        },
     )
 
 
@@ -413,9 +450,15 @@ def test_junit_is_xml_with_a_suite_per_learner(tmp_path: Path):
 def test_gradescope_scores_one_point_an_invariant_and_nothing_for_a_crash():
     results = gradescope_results(_failing_learner(), "summary")
     assert results["score"] == 1.0
-    assert [test["status"] for test in results["tests"]] == ["passed", "failed", "failed"]
+    assert [test["status"] for test in results["tests"]] == [
+        "passed",
+        "failed",
+        "failed",
+    ]
     assert all(test["max_score"] == 1.0 for test in results["tests"])
-    crashed = replace(_failing_learner(), status="crashed", invariants=(("surface", "pass"),))
+    crashed = replace(
+        _failing_learner(), status="crashed", invariants=(("surface", "pass"),)
+    )
     assert gradescope_results(crashed, "s")["score"] == 0.0
 
 
@@ -424,7 +467,13 @@ def test_the_schema_constant_is_versioned():
     report = ClassReport(SETTINGS, (_failing_learner(),))
     data = report.to_json()
     assert data["schema"] == SCHEMA
-    assert set(data["learners"][0]) >= {"path", "status", "seconds", "invariants", "lessons"}
+    assert set(data["learners"][0]) >= {
+        "path",
+        "status",
+        "seconds",
+        "invariants",
+        "lessons",
+    }
 
 
 # --- finding learners -------------------------------------------------------
