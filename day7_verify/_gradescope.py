@@ -26,7 +26,7 @@ def gradescope_results(learner: LearnerVerdict, summary_text: str) -> dict[str, 
     lessons: dict[str, list[Mapping[str, Any]]] = {}
     for lesson in learner.lessons:
         lessons.setdefault(str(lesson.get("invariant", "")), []).append(lesson)
-    tests = []
+    tests: list[dict[str, Any]] = []
     for number, (name, status) in enumerate(learner.invariants, start=1):
         if status == "skip":
             continue

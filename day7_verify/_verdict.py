@@ -18,7 +18,7 @@ The rules, in order:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,7 @@ def classify(
     seconds: float,
 ) -> LearnerVerdict:
     """One learner's verdict from everything known about its child."""
-    base = {"path": path, "seconds": seconds}
+    base: dict[str, Any] = {"path": path, "seconds": seconds}
     tail = output_tail(finished.output)
     if result is not None and result.get("load_error"):
         return LearnerVerdict(
@@ -310,8 +310,10 @@ def _out_of_memory(
     )
     if isinstance(memory, dict) and isinstance(memory.get("test"), str):
         # The suite carried on after the MemoryError: say where it happened.
+        statements: dict[str, str] = {}
+        invariants: Sequence[tuple[str, str]]
         if result is not None and result.get("complete") is True:
-            invariants, _ = _suite_invariants((result or {}).get("summary") or {})
+            invariants, statements = _suite_invariants(result.get("summary") or {})
         else:
             invariants, _ = _progress_invariants(progress, running_status)
         where = {"test": memory["test"], "invariant": str(memory.get("invariant", ""))}
@@ -337,6 +339,7 @@ def _out_of_memory(
             detail=_one_line(headline),
             invariants=marked,
             lessons=(stop, *lessons),
+            statements=statements,
             running=where,
             output_tail=tail,
             **base,
