@@ -5,35 +5,177 @@ end-of-run summary can tell a learner, in plain words, which world broke
 which rule and what the usual mistake is, instead of opening with a
 traceback. The helpers hide their own frames (`__tracebackhide__`) so
 pytest points at the test line that asked.
+
+Every call into the target goes through `call_target` (or `expect_error`),
+which makes whatever the target's code does a lesson about that call:
+
+- an exception, a missing name or a result of the wrong shape is an
+  `InvariantFailure` (Hypothesis then shrinks it to a minimal world);
+- so is anything else it raises, even `SystemExit`, `KeyboardInterrupt` or
+  `GeneratorExit`: nobody pressed Ctrl-C, so the run goes on (a real Ctrl-C
+  is told apart by strategies.interrupts and still stops the run);
+- a call that does not return within its limit (strategies.bounds) or runs
+  out of memory is a `CallAborted`: a lesson raised as a BaseException, which
+  Hypothesis neither shrinks nor replays (it would only hang or exhaust
+  memory again), so the test fails at once with it and the run goes on.
+
+Each lesson has a topic: "surface" (a Day 7 name is missing), "substrate"
+(the Day 1-6 names the judge needs are broken), "hang", "memory", or "day7"
+(everything else); and may carry `reproduce`, a runnable Python snippet.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import os
+import re
+import sysconfig
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any, NoReturn
 
+from strategies import interrupts
+from strategies.bounds import Deadline, Expired, call_limits, within
 from strategies.target import MissingNameError
 
 __all__ = [
+    "TOPICS",
+    "CallAborted",
     "InvariantFailure",
     "assert_checks",
     "call_target",
+    "describing",
     "expect_error",
     "fail",
     "report_view",
+    "timed_out",
 ]
 
 #: One check of a report as plain data: (name, passed, detail).
 CheckRow = tuple[str, bool, str]
 
+#: What a lesson is about; the command that runs the suite for a class maps
+#: them to a learner's status.
+TOPICS: tuple[str, ...] = ("surface", "substrate", "hang", "memory", "day7")
 
-class InvariantFailure(AssertionError):
-    """A broken invariant, told as a lesson.
+
+class _Lesson:
+    """The fields of a lesson, and how it reads; shared by both kinds of failure.
 
     `world` is the minimal world in words, `expected` and `observed` what
-    should have happened and what did, `hint` the usual mistake behind it.
+    should have happened and what did, `hint` the usual mistake behind it,
+    `topic` one of TOPICS, `reproduce` a runnable snippet (or "").
     `invariant` may stay empty: the summary takes the name from the test's
     `invariant` marker.
+    """
+
+    invariant: str
+    world: str
+    expected: str
+    observed: str
+    hint: str
+    headline: str
+    topic: str
+    reproduce: str
+
+    def _fill(
+        self,
+        *,
+        world: str,
+        expected: str,
+        observed: str,
+        hint: str,
+        invariant: str,
+        headline: str | None,
+        topic: str,
+        reproduce: str,
+    ) -> str:
+        if topic not in TOPICS:
+            raise ValueError(
+                f"lesson topic {topic!r} is not one of {', '.join(TOPICS)}"
+            )
+        self.invariant = invariant
+        self.world = world
+        self.expected = expected
+        self.observed = observed
+        self.hint = hint
+        self.topic = topic
+        self.reproduce = reproduce
+        # The first line of the lesson; by default built from the two sides.
+        self.headline = (
+            headline if headline is not None else _headline(observed, expected)
+        )
+        return self._render()
+
+    def _render(self) -> str:
+        lines = [self.headline]
+        if self.world:
+            lines.append(_field("world", self.world))
+        if self.hint:
+            lines.append(_field("hint", self.hint))
+        if self.reproduce:
+            lines.append(_field("reproduce", self.reproduce))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self._render()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keyword-only construction would defeat the default pickling, which
+        # replays positional args (xdist and multiprocessing pickle errors).
+        return (_rebuild, (type(self), self.as_dict()))
+
+    def as_dict(self) -> dict[str, str]:
+        """The lesson as plain strings, for the summary and its JSON form."""
+        return {
+            "invariant": self.invariant,
+            "headline": self.headline,
+            "world": self.world,
+            "expected": self.expected,
+            "observed": self.observed,
+            "hint": self.hint,
+            "topic": self.topic,
+            "reproduce": self.reproduce,
+        }
+
+
+class InvariantFailure(_Lesson, AssertionError):
+    """A broken invariant, told as a lesson (see `_Lesson` for the fields)."""
+
+    def __init__(
+        self,
+        *,
+        world: str,
+        expected: str,
+        observed: str,
+        hint: str = "",
+        invariant: str = "",
+        headline: str | None = None,
+        topic: str = "day7",
+        reproduce: str = "",
+    ) -> None:
+        super().__init__(
+            self._fill(
+                world=world,
+                expected=expected,
+                observed=observed,
+                hint=hint,
+                invariant=invariant,
+                headline=headline,
+                topic=topic,
+                reproduce=reproduce,
+            )
+        )
+
+
+class CallAborted(_Lesson, BaseException):
+    """A call into the target was stopped (it hung, or ran out of memory).
+
+    A lesson like InvariantFailure, but a BaseException: Hypothesis only
+    shrinks and replays Exception, SystemExit and GeneratorExit (and pytest's
+    Failed), so this one ends the test at once, with this world, instead of
+    being tried again on more worlds that would hang too. pytest records the
+    test as failed and goes on with the next.
     """
 
     def __init__(
@@ -45,53 +187,59 @@ class InvariantFailure(AssertionError):
         hint: str = "",
         invariant: str = "",
         headline: str | None = None,
+        topic: str = "hang",
+        reproduce: str = "",
     ) -> None:
-        self.invariant = invariant
-        self.world = world
-        self.expected = expected
-        self.observed = observed
-        self.hint = hint
-        # The first line of the lesson; by default "got X, but should be Y".
-        self.headline = (
-            headline if headline is not None else _headline(observed, expected)
+        super().__init__(
+            self._fill(
+                world=world,
+                expected=expected,
+                observed=observed,
+                hint=hint,
+                invariant=invariant,
+                headline=headline,
+                topic=topic,
+                reproduce=reproduce,
+            )
         )
-        super().__init__(self._render())
-
-    def _render(self) -> str:
-        lines = [self.headline]
-        if self.world:
-            lines.append(_field("world", self.world))
-        if self.hint:
-            lines.append(_field("hint", self.hint))
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self._render()
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Keyword-only construction would defeat the default pickling, which
-        # replays positional args (xdist and multiprocessing pickle errors).
-        return (_rebuild, (self.as_dict(),))
-
-    def as_dict(self) -> dict[str, str]:
-        """The lesson as plain strings, for the summary and its JSON form."""
-        return {
-            "invariant": self.invariant,
-            "headline": self.headline,
-            "world": self.world,
-            "expected": self.expected,
-            "observed": self.observed,
-            "hint": self.hint,
-        }
 
 
-def _rebuild(fields: dict[str, str]) -> InvariantFailure:
-    return InvariantFailure(**fields)
+def _rebuild(kind: type[_Lesson], fields: dict[str, str]) -> _Lesson:
+    return kind(**fields)  # type: ignore[call-arg]
+
+
+# --- headlines -------------------------------------------------------------------
+
+# "<subject> to <verb> ...": an expectation phrased as what something should do.
+_SHOULD_DO = re.compile(
+    r"(?:^|(?<= ))to (?P<verb>accept|be|build|fail|flip|give|pass|raise|refuse"
+    r"|return|stay)\b(?P<rest>.*)$"
+)
 
 
 def _headline(observed: str, expected: str) -> str:
+    """One English sentence from what happened and what should have.
+
+    "X returned None" / "X to raise ValueError" reads "X returned None, but
+    should raise ValueError"; "report.passed is None" / "report.passed is
+    False" reads "report.passed is None, but should be False"; anything else
+    "got <observed>, but should be <expected>".
+    """
     if "\n" in observed or "\n" in expected:
         return f"got:\n{_indent(observed)}\nbut should be:\n{_indent(expected)}"
+    match = _SHOULD_DO.search(expected)
+    if match is not None:
+        subject = expected[: match.start()].strip()
+        should = f"{match['verb']}{match['rest']}"
+        if subject and observed.startswith(subject + " "):
+            return f"{observed}, but should {should}"
+        if subject:
+            return f"got {observed}, but {subject} should {should}"
+        return f"got {observed}, but it should {should}"
+    for link in (" is ", " == "):
+        subject, found, value = expected.partition(link)
+        if found and subject and observed.startswith(subject + link):
+            return f"{observed}, but should be {value}"
     return f"got {observed}, but should be {expected}"
 
 
@@ -112,8 +260,12 @@ def fail(
     observed: str,
     hint: str = "",
     invariant: str = "",
+    headline: str | None = None,
+    topic: str = "day7",
+    reproduce: str = "",
 ) -> NoReturn:
-    """Raise an InvariantFailure: "got <observed>, but should be <expected>"."""
+    """Raise an InvariantFailure; its headline is built from the two sides
+    unless `headline` gives the sentence."""
     __tracebackhide__ = True
     raise InvariantFailure(
         world=world,
@@ -121,8 +273,33 @@ def fail(
         observed=observed,
         hint=hint,
         invariant=invariant,
+        headline=headline,
+        topic=topic,
+        reproduce=reproduce,
     )
 
+
+# --- the world a call is made in -------------------------------------------------
+
+_WORLD: ContextVar[str] = ContextVar("day7_lesson_world", default="")
+
+
+@contextlib.contextmanager
+def describing(world: str) -> Iterator[None]:
+    """Within the block, lessons from `call_target` that name no world use `world`.
+
+    For the code that builds a world for a target: a call that hangs ends
+    the test before Hypothesis can print the example, so the world must
+    travel with the lesson.
+    """
+    token = _WORLD.set(world)
+    try:
+        yield
+    finally:
+        _WORLD.reset(token)
+
+
+# --- calls into the target -------------------------------------------------------
 
 # What a call into the target must return, by the name of what is called.
 # A learner's unfinished function returns None; that is a failed invariant
@@ -138,50 +315,246 @@ _RAISE_HINTS: dict[str, str] = {
     " never an exception",
 }
 
+_BASE_HINTS: dict[str, str] = {
+    "KeyboardInterrupt": "nobody pressed Ctrl-C: the code raised KeyboardInterrupt"
+    " itself; report a problem with an ordinary exception, or a failed check",
+    "SystemExit": "sys.exit() and exit() end the whole program: a library"
+    " function returns, or raises an ordinary exception",
+    "GeneratorExit": "GeneratorExit belongs to generators being closed; raise an"
+    " ordinary exception instead",
+}
 
-def call_target(what: str, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+_HANG_HINTS: dict[str, str] = {
+    "evaluate_run": "look for a loop whose condition never changes, or a read"
+    " that blocks for ever: open() on a FIFO or a device at an expected path or"
+    " as the log waits for a writer; judge only regular files",
+}
+
+_MEMORY_HINTS: dict[str, str] = {
+    "evaluate_run": "read at most what can match (the expected text's length"
+    " plus one byte), never a whole file or log of unknown size",
+}
+
+
+def call_target(
+    what: str,
+    fn: Callable[..., Any],
+    /,
+    *args: Any,
+    world: str = "",
+    topic: str = "day7",
+    reproduce: str = "",
+    **kwargs: Any,
+) -> Any:
     """Call `fn(*args, **kwargs)`, a function of the target, and return its result.
 
     `what` names the call for a learner, e.g. "evaluate_run(run, workspace,
-    receipts, case)" or "report.render()". An exception from the call, a
-    missing name, or a result of the wrong shape (None from an unfinished
-    function) becomes an InvariantFailure naming the call. Keyword arguments
-    all go to `fn`; describe the world with Hypothesis's `note()`.
+    receipts, case)" or "report.render()". The call runs under the session's
+    call limit (`--call-timeout`; strategies.bounds), in the main thread.
+    Whatever goes wrong becomes a lesson naming the call: an exception, a
+    missing name (topic "surface"), a result of the wrong shape (None from an
+    unfinished function), any BaseException from the target (SystemExit,
+    KeyboardInterrupt, ...) as an InvariantFailure; a call that does not
+    return in time (topic "hang") or runs out of memory (topic "memory") as
+    a CallAborted.
+
+    The keywords `world`, `topic` and `reproduce` are the lesson's, never
+    passed to `fn`: `world` describes the world in words (default: the one
+    set by `describing`), `topic` is that of a failure of this call
+    ("substrate" for the Day 1-6 calls that build a world), `reproduce` a
+    runnable snippet. Every other keyword argument goes to `fn`.
     """
     __tracebackhide__ = True
-    short = what.split("(", 1)[0].rsplit(".", 1)[-1]
+    short = _short_name(what)
     should = _RETURNS.get(short)
-    try:
-        result = fn(*args, **kwargs)
-    except InvariantFailure:
-        raise
-    except MissingNameError as error:
-        raise InvariantFailure(
-            world="",
-            expected=f"{short} to be defined",
-            observed=str(error),
-            headline=f"{what} cannot run: {error}",
-            hint="define every name of the Day 7 surface in the folder's modules",
-        ) from error
-    except Exception as error:
-        raised = f"{what} raised {_one_line(error)}"
+    world = world or _WORLD.get()
+    returned, value = _attempt(what, short, fn, args, kwargs, world, reproduce)
+    if not returned:
+        if isinstance(value, MissingNameError):
+            raise InvariantFailure(
+                world=world,
+                expected=f"{short} to be defined",
+                observed=str(value),
+                headline=f"{what} cannot run: {value}",
+                hint="define every name of the Day 7 surface in the folder's modules",
+                topic="surface",
+                reproduce=reproduce,
+            ) from value
+        raised = f"{what} raised {_one_line(value)}"
         should_do = f"return {should}" if should else "return normally"
         raise InvariantFailure(
-            world="",
+            world=world,
             expected=f"to {should_do}",
             observed=raised,
             headline=f"{raised}, but should {should_do}",
-            hint=_RAISE_HINTS.get(short, ""),
-        ) from error
+            hint=_BASE_HINTS.get(type(value).__name__, _RAISE_HINTS.get(short, "")),
+            topic=topic,
+            reproduce=reproduce,
+        ) from value
     if should is not None:
-        _check_shape(what, short, should, result)
-    return result
+        _check_shape(what, short, should, value, world, topic, reproduce)
+    return value
 
 
-def _check_shape(what: str, short: str, should: str, result: Any) -> None:
+def _short_name(what: str) -> str:
+    return what.split("(", 1)[0].rsplit(".", 1)[-1]
+
+
+def _attempt(
+    what: str,
+    short: str,
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+    world: str,
+    reproduce: str,
+) -> tuple[bool, Any]:
+    """Run one call into the target under its deadline.
+
+    Returns (True, result), or (False, error) for anything it raised that
+    is the target's own doing. Raises a CallAborted lesson when the call
+    hung or ran out of memory, and lets through what is not the target's
+    doing: the person's Ctrl-C, a lesson or control flow of the suite's own
+    code called back from the target, and an outer deadline's expiry.
+    """
+    __tracebackhide__ = True
+    limits = call_limits()
+    seconds, shortened = limits.limit(short)
+    deadline = Deadline(seconds)
+    where: tuple[tuple[str, int, str], ...] = ()
+    try:
+        try:
+            value = within(deadline, fn, *args, **kwargs)
+        except Expired as expired:
+            if expired.deadline is not deadline:
+                raise  # an outer deadline: the whole test ran out of time
+            where = expired.where
+        except (InvariantFailure, CallAborted, MemoryError):
+            raise
+        except BaseException as error:
+            if interrupts.is_from_person(error) or _is_machinery(error):
+                raise
+            if not deadline.expired:
+                return False, error
+            # Interrupted, the code raised something else: still a hang.
+        else:
+            if not deadline.expired:
+                return True, value
+            # The code caught the deadline's interruption and returned anyway.
+    except MemoryError:
+        raise CallAborted(
+            world=world,
+            expected=f"{what} to return within bounded memory",
+            observed=f"{what} raised MemoryError",
+            headline=f"{what} ran out of memory (MemoryError)",
+            hint=_MEMORY_HINTS.get(short, "a call must not need unbounded memory"),
+            topic="memory",
+            reproduce=reproduce,
+        ) from None
+    finally:
+        if interrupts.pressed():
+            # The person pressed Ctrl-C and the target's code swallowed it.
+            raise KeyboardInterrupt
+    limits.record_hang(short)
+    assert seconds is not None  # a deadline without seconds never expires
+    raise timed_out(
+        what,
+        seconds,
+        where,
+        world=world,
+        shortened=shortened,
+        hint=_HANG_HINTS.get(short, ""),
+        reproduce=reproduce,
+    ) from None
+
+
+def timed_out(
+    what: str,
+    seconds: float,
+    where: Sequence[tuple[str, int, str]] = (),
+    *,
+    world: str = "",
+    shortened: bool = False,
+    hint: str = "",
+    reproduce: str = "",
+    verb: str = "return",
+) -> CallAborted:
+    """The lesson for `what`, which did not return within `seconds`.
+
+    `where` is the stack when the deadline rang (strategies.bounds.Expired),
+    innermost first: the lesson names the target's innermost frame in it.
+    """
+    headline = f"{what} did not {verb} within {seconds:g} s"
+    if world:
+        headline += " on this world"
+    if shortened:
+        headline += " (an earlier call already hung)"
+    place = _place(where)
+    if place:
+        headline += f"; it was running {place}"
+    return CallAborted(
+        world=world,
+        expected=f"{what} to {verb} within {seconds:g} s",
+        observed=f"{what} still running after {seconds:g} s"
+        + (f", in {place}" if place else ""),
+        headline=headline,
+        hint=hint or "look for a loop whose condition never changes",
+        topic="hang",
+        reproduce=reproduce,
+    )
+
+
+def _is_machinery(error: BaseException) -> bool:
+    """Control flow of pytest or Hypothesis, from suite code the target called."""
+    module = type(error).__module__ or ""
+    return module.startswith(("_pytest.", "pytest", "hypothesis.", "pluggy"))
+
+
+# Frames in these places are the suite's or Python's, not the target's.
+_NOT_TARGET = tuple(
+    os.path.realpath(path) + os.sep
+    for path in {
+        os.path.dirname(os.path.abspath(__file__)),  # strategies/
+        *(
+            sysconfig.get_paths().get(key, "")
+            for key in ("stdlib", "purelib", "platlib")
+        ),
+    }
+    if path
+)
+
+
+def _place(where: Sequence[tuple[str, int, str]]) -> str:
+    """Where the target's code was when the alarm rang, e.g. 'evaluation.py,
+    line 57, in evaluate_run': the innermost frame of the call that is not
+    the standard library's or the suite's own (else the innermost), or ''."""
+    chosen = next(
+        (
+            frame
+            for frame in where
+            if not frame[0].startswith("<")
+            and not os.path.realpath(frame[0]).startswith(_NOT_TARGET)
+        ),
+        where[0] if where else None,
+    )
+    if chosen is None:
+        return ""
+    filename, line, function = chosen
+    return f"{os.path.basename(filename)}, line {line}, in {function}"
+
+
+def _check_shape(
+    what: str,
+    short: str,
+    should: str,
+    result: Any,
+    world: str,
+    topic: str,
+    reproduce: str,
+) -> None:
     __tracebackhide__ = True
     if short == "evaluate_run":
-        problem = _report_problem(result)
+        problem = _inspect_report(result)
     elif result is None:
         problem = "None"
     elif short == "run_agent":
@@ -199,14 +572,33 @@ def _check_shape(what: str, short: str, should: str, result: Any) -> None:
         problem = None
     if problem is not None:
         raise InvariantFailure(
-            world="",
+            world=world,
             expected=should,
             observed=f"{what} returned {problem}",
             headline=f"{what} returned {problem}, but should return {should}",
             hint="an unfinished function (a TODO body) returns None"
             if result is None
             else "",
+            topic=topic,
+            reproduce=reproduce,
         )
+
+
+def _inspect_report(report: Any) -> str | None:
+    """`_report_problem`, with the report's own code (its properties) bounded."""
+    __tracebackhide__ = True
+    returned, value = _attempt(
+        "reading the report's checks and .passed",
+        "report",
+        _report_problem,
+        (report,),
+        {},
+        _WORLD.get(),
+        "",
+    )
+    if returned:
+        return value  # type: ignore[no-any-return]
+    return f"a report whose checks or .passed raise {_one_line(value)}"
 
 
 def _report_problem(report: Any) -> str | None:
@@ -233,16 +625,19 @@ def _report_problem(report: Any) -> str | None:
     return None
 
 
+_REPORT_SHAPE = "an EvaluationReport with a tuple of (name, passed, detail) checks"
+
+
 def report_view(report: Any) -> tuple[CheckRow, ...]:
     """The report's checks as plain (name, passed, detail) rows, shape checked."""
     __tracebackhide__ = True
-    problem = _report_problem(report)
+    problem = _inspect_report(report)
     if problem is not None:
-        should = "an EvaluationReport with a tuple of (name, passed, detail) checks"
         raise InvariantFailure(
-            world="",
-            expected=should,
+            world=_WORLD.get(),
+            expected=_REPORT_SHAPE,
             observed=problem,
+            headline=f"the report is {problem}, but should be {_REPORT_SHAPE}",
             hint="an unfinished function (a TODO body) returns None"
             if report is None
             else "",
@@ -276,6 +671,8 @@ def assert_checks(
             world=world,
             expected=f"checks {_names(want)}",
             observed=f"checks {_names(names)}",
+            headline=f"the report has checks {_names(names)},"
+            f" but should have {_names(want)}",
             hint=hint
             or "one check per fact: final, then files, results and receipts,"
             " each in case order",
@@ -293,6 +690,8 @@ def assert_checks(
                 world=world,
                 expected=f"{name}: {shown}",
                 observed=f"{name}: {_verdict(passed, detail)}",
+                headline=f"check {name} is {_verdict(passed, detail)},"
+                f" but should be {shown}",
                 hint=hint,
             )
     return rows
@@ -310,40 +709,51 @@ def expect_error(
     """Assert `thunk()` raises `error` (whose message contains `mentions`).
 
     Returns the exception. `what` names the call, e.g.
-    "FileExpectation(path='/etc/passwd', content='x')".
+    "FileExpectation(path='/etc/passwd', content='x')". The call is bounded
+    like `call_target`'s.
     """
     __tracebackhide__ = True
-    try:
-        result = thunk()
-    except MissingNameError as missing:
-        fail(
-            world=world,
-            expected=f"{what} to raise {error.__name__}",
-            observed=str(missing),
-            hint=hint,
-        )
-    except error as raised:
-        if mentions is not None and mentions not in str(raised):
-            fail(
-                world=world,
-                expected=f"{what} to raise {error.__name__} naming {mentions!r}",
-                observed=f"{error.__name__}: {str(raised)!r}",
-                hint=hint or "say which field is wrong, in the field's own words",
-            )
-        return raised
-    except Exception as other:
-        fail(
-            world=world,
-            expected=f"{what} to raise {error.__name__}",
-            observed=f"{what} raised {_one_line(other)}",
-            hint=hint,
-        )
-    fail(
-        world=world,
-        expected=f"{what} to raise {error.__name__}",
-        observed=f"{what} returned {_short_repr(result)}",
-        hint=hint,
+    should = f"raise {error.__name__}" + (
+        f" naming {mentions!r}" if mentions is not None else ""
     )
+    returned, value = _attempt(
+        what, _short_name(what), thunk, (), {}, world or _WORLD.get(), ""
+    )
+    if returned:
+        fail(
+            world=world,
+            expected=f"{what} to {should}",
+            observed=f"{what} returned {_short_repr(value)}",
+            headline=f"{what} returned {_short_repr(value)}, but should {should}",
+            hint=hint,
+        )
+    if isinstance(value, MissingNameError):
+        fail(
+            world=world,
+            expected=f"{what} to {should}",
+            observed=str(value),
+            headline=f"{what} cannot run: {value}",
+            hint=hint,
+            topic="surface",
+        )
+    if not isinstance(value, error):
+        fail(
+            world=world,
+            expected=f"{what} to {should}",
+            observed=f"{what} raised {_one_line(value)}",
+            headline=f"{what} raised {_one_line(value)}, but should {should}",
+            hint=hint,
+        )
+    if mentions is not None and mentions not in str(value):
+        message = f"{error.__name__}: {str(value)!r}"
+        fail(
+            world=world,
+            expected=f"{what} to {should}",
+            observed=message,
+            headline=f"{what} raised {message}, which does not name {mentions!r}",
+            hint=hint or "say which field is wrong, in the field's own words",
+        )
+    return value  # type: ignore[no-any-return]
 
 
 def _detail_matches(observed: str, expected: str | None) -> bool:
@@ -364,10 +774,16 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _short_repr(value: object, limit: int = 80) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception as error:  # the target's own __repr__ may raise
+        text = f"<{type(value).__name__} whose repr() raised {type(error).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split())
+    try:
+        text = " ".join(str(error).split())
+    except Exception:  # the target's own exception may not print
+        text = "(its message cannot be printed)"
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -15,6 +15,11 @@ library and each other.
 A name the target does not define becomes a stand-in: the suite still
 collects and runs, and only the facts that use the name fail, each saying
 "X is not defined in <target>".
+
+Importing is running the target's code: a module that raises anything at
+import (even SystemExit or KeyboardInterrupt) or does not finish importing
+within `IMPORT_SECONDS` (strategies.bounds; main thread only) cannot be
+loaded, and says so in one line.
 """
 
 from __future__ import annotations
@@ -30,9 +35,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from strategies import interrupts
+from strategies.bounds import Deadline, Expired, within
+
 __all__ = [
     "BUNDLED_MODULE",
     "DAY7_MODULES",
+    "IMPORT_SECONDS",
     "LEVELS",
     "REQUIRED_NAMES",
     "MissingNameError",
@@ -86,6 +95,10 @@ LEVELS: tuple[str, ...] = ("course", "hardened")
 
 #: The module judged when no target is named: our own evaluator.
 BUNDLED_MODULE = "evaluator"
+
+#: How long importing the target may take. The course's modules import only
+#: the standard library and each other, in milliseconds.
+IMPORT_SECONDS = 10.0
 
 # Synthetic package names must be unique per load: two folders loaded in one
 # process (the loader's own tests do this) must not share modules.
@@ -160,6 +173,9 @@ class Target:
     bundled: bool
     names: Mapping[str, object]
     missing: tuple[str, ...]
+    #: Where the target's code lives (its folder, or its package's folder):
+    #: a frame in there is the target's code running.
+    sources: tuple[str, ...] = ()
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when ordinary lookup fails. Dunders and a half-built
@@ -183,13 +199,15 @@ def load_target(
     impl: str | None = None,
     impl_path: str | os.PathLike[str] | None = None,
     level: str | None = None,
+    import_seconds: float | None = IMPORT_SECONDS,
 ) -> Target:
     """Load the target named by `--impl MODULE` or `--impl-path DIR`.
 
     Neither given means the bundled `evaluator`. `level` defaults to
     `hardened` for the bundled evaluator and `course` for anything else.
     Raises TargetError with a one-line message when the target cannot be
-    loaded or the options contradict each other.
+    loaded or the options contradict each other. Each module's import may
+    take `import_seconds` (None: unbounded).
     """
     if impl is not None and impl_path is not None:
         raise TargetError(
@@ -200,14 +218,16 @@ def load_target(
         raise TargetError(f"--level {level!r} is not one of: {', '.join(LEVELS)}")
 
     if impl_path is not None:
-        label, modules = _load_folder(impl_path)
+        label, modules = _load_folder(impl_path, import_seconds)
         bundled = False
+        sources: tuple[str, ...] = (os.path.abspath(os.fspath(impl_path)),)
     else:
         module_name = BUNDLED_MODULE if impl is None else impl
         label = f"module {module_name}"
-        module = _import_module(module_name)
+        module = _import_module(module_name, import_seconds)
         modules = [module]
         bundled = _is_bundled(module)
+        sources = _sources_of(module)
 
     names: dict[str, object] = {}
     for module in modules:
@@ -224,10 +244,55 @@ def load_target(
         bundled=bundled,
         names=types.MappingProxyType({name: names[name] for name in REQUIRED_NAMES}),
         missing=missing,
+        sources=sources,
     )
 
 
-def _import_module(module_name: str) -> types.ModuleType:
+def _sources_of(module: types.ModuleType) -> tuple[str, ...]:
+    """The folder of a package, or the file of a plain module."""
+    paths = getattr(module, "__path__", None)
+    if paths:
+        return tuple(os.path.abspath(path) for path in paths)
+    module_file = getattr(module, "__file__", None)
+    return (os.path.abspath(module_file),) if module_file else ()
+
+
+def _bounded_import(name: str, seconds: float | None) -> types.ModuleType:
+    """`importlib.import_module(name)` within `seconds`.
+
+    Raises `_ImportFailed` with one line saying why for anything the
+    module's code raises (Exception or not) or a deadline that passes;
+    ModuleNotFoundError and the person's own Ctrl-C go through.
+    """
+    deadline = Deadline(seconds)
+    late = (
+        f"did not finish within {seconds:g} s"
+        " (a loop, or a read that blocks, at import time?)"
+    )
+    try:
+        module = within(deadline, importlib.import_module, name)
+    except Expired as expired:
+        if expired.deadline is not deadline:
+            raise
+        raise _ImportFailed(late) from None
+    except BaseException as error:
+        if interrupts.is_from_person(error):
+            raise
+        if deadline.expired:
+            raise _ImportFailed(late) from None
+        if isinstance(error, ModuleNotFoundError):
+            raise
+        raise _ImportFailed(_one_line(error)) from None
+    if deadline.expired:  # caught the interruption and finished anyway
+        raise _ImportFailed(late)
+    return module
+
+
+class _ImportFailed(Exception):
+    """Importing a target module failed; the message says why in one line."""
+
+
+def _import_module(module_name: str, seconds: float | None) -> types.ModuleType:
     if not module_name or not all(
         part.isidentifier() for part in module_name.split(".")
     ):
@@ -235,7 +300,7 @@ def _import_module(module_name: str) -> types.ModuleType:
             f"--impl {module_name!r} is not a module name such as evaluator"
         )
     try:
-        return importlib.import_module(module_name)
+        return _bounded_import(module_name, seconds)
     except ModuleNotFoundError as error:
         if error.name is not None and module_name.startswith(error.name):
             raise TargetError(
@@ -245,9 +310,9 @@ def _import_module(module_name: str) -> types.ModuleType:
         raise TargetError(
             f"--impl {module_name}: importing it failed: {_one_line(error)}"
         ) from None
-    except (Exception, SystemExit) as error:  # a learner's module may raise anything
+    except _ImportFailed as error:
         raise TargetError(
-            f"--impl {module_name}: importing it failed: {_one_line(error)}"
+            f"--impl {module_name}: importing it failed: {error}"
         ) from None
 
 
@@ -267,7 +332,7 @@ def _is_bundled(module: types.ModuleType) -> bool:
 
 
 def _load_folder(
-    impl_path: str | os.PathLike[str],
+    impl_path: str | os.PathLike[str], seconds: float | None
 ) -> tuple[str, list[types.ModuleType]]:
     raw = os.fspath(impl_path)
     folder = Path(os.path.abspath(raw))
@@ -297,19 +362,31 @@ def _load_folder(
     # Loading must not leave __pycache__ folders in a learner's checkout.
     writes_bytecode = sys.dont_write_bytecode
     sys.dont_write_bytecode = True
+    loaded = False
     try:
         for name in present:
             try:
-                modules.append(importlib.import_module(f"{package_name}.{name}"))
+                modules.append(_bounded_import(f"{package_name}.{name}", seconds))
             # A learner's module may raise anything while importing, even
             # SystemExit; it still means "cannot load", one line.
-            except (Exception, SystemExit) as error:
-                message = _one_line(error).replace(f"{package_name}.", "")
+            except (ModuleNotFoundError, _ImportFailed) as error:
+                message = (
+                    str(error) if isinstance(error, _ImportFailed) else _one_line(error)
+                ).replace(f"{package_name}.", "")
                 raise TargetError(
                     f"--impl-path {raw}: importing {name}.py failed: {message}"
                 ) from None
+        loaded = True
     finally:
         sys.dont_write_bytecode = writes_bytecode
+        if not loaded:
+            # The half-imported modules of a folder that cannot load go too.
+            for module_name in [
+                m
+                for m in sys.modules
+                if m == package_name or m.startswith(package_name + ".")
+            ]:
+                del sys.modules[module_name]
     return label, modules
 
 

@@ -4,10 +4,12 @@ Two instruments for the hardened properties (tests/invariants/test_hostile.py
 and test_audit.py), none tied to one implementation; the byte snapshot they
 also take is `strategies.snapshot`'s, the one the read-only invariants use:
 
-* `call_with_deadline` runs a call in a worker thread and gives up after a
+* `call_with_deadline` runs a call under a deadline and gives up after a
   few seconds, so a FIFO opened for reading fails one example instead of
-  hanging pytest; it then opens the world's FIFOs for writing, which lets a
-  blocked reader return and the thread finish.
+  hanging pytest. In the main thread the deadline is strategies.bounds' alarm,
+  which stops the call itself (a loop, a blocked open); elsewhere the call
+  runs in a worker thread, and on a timeout the world's FIFOs are opened for
+  writing, which lets a blocked reader return and the thread finish.
 * `AccessRecorder` installs one process-wide audit hook (hooks cannot be
   removed) that records only in a thread that armed it: every path opened,
   listed or scanned, resolved to what the call would reach (a descriptor-
@@ -29,6 +31,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from strategies.bounds import Deadline, Expired, can_bound, within
+from strategies.interrupts import is_from_person, pressed
 
 __all__ = [
     "HANG_SECONDS",
@@ -75,7 +80,13 @@ def call_with_deadline(
     arms itself there, since it records per thread).  On a timeout the
     `fifos` are opened for writing and closed again, so a reader blocked in
     `open` or `read` gets end-of-file and the daemon thread can end.
+
+    In the main thread the call runs there, under strategies.bounds' alarm:
+    a thread cannot be stopped, and one that loops for ever would hold the
+    interpreter for the rest of the run.
     """
+    if can_bound():
+        return _call_here(call, seconds, inside)
     _settle_runaways()
     outcome = Outcome()
 
@@ -98,6 +109,34 @@ def call_with_deadline(
         _unblock(worker, list(fifos))
         if worker.is_alive():
             _runaways.append(worker)
+    return outcome
+
+
+def _call_here(
+    call: Callable[[], Any],
+    seconds: float,
+    inside: Callable[[], contextlib.AbstractContextManager[Any]] | None,
+) -> Outcome:
+    outcome = Outcome()
+    deadline = Deadline(seconds)
+    started = time.perf_counter()
+    try:
+        with inside() if inside is not None else contextlib.nullcontext():
+            outcome.value = within(deadline, call)
+    except Expired as expired:
+        if expired.deadline is not deadline:
+            raise
+    except BaseException as error:  # reported, not raised, in the caller
+        if is_from_person(error):
+            raise
+        outcome.error = error
+    finally:
+        outcome.seconds = time.perf_counter() - started
+    if pressed():
+        raise KeyboardInterrupt
+    if deadline.expired:
+        outcome.hung, outcome.value, outcome.error = True, None, None
+        outcome.seconds = seconds
     return outcome
 
 

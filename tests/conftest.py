@@ -8,26 +8,49 @@
   tests/bundled/ run only when the target is the bundled evaluator.
 - The Hypothesis profile is `dev`, or `ci` under CI, unless
   `--hypothesis-profile` names one (strategies/profiles.py).
+- Every call into the target is bounded (`--call-timeout`, strategies.bounds
+  through strategies.lessons.call_target); `--test-timeout` bounds each whole
+  test as a backstop for the target's code that runs outside those calls
+  (properties, repr, ==). A hang fails its test with a lesson and the run
+  goes on. A KeyboardInterrupt raised by the target's code fails its test;
+  the person's own Ctrl-C stops the run (strategies.interrupts).
+- Tests run in the order of strategies.ordering: the most basic invariants
+  first (stable within an invariant).
 - At the end, a summary in the evaluator's own voice: one line per invariant,
   then, for each broken one, its minimal counterexample as a lesson;
-  `--verification-json PATH` writes the same as JSON.
+  `--verification-json PATH` writes the same as JSON. The verdict is PASS
+  only when every selected test ran to its end and nothing stopped the run;
+  otherwise INCOMPLETE, whatever held so far.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+import math
+import os
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
 from hypothesis import settings
 from hypothesis.errors import InvalidArgument
 
-from strategies.lessons import InvariantFailure
+from strategies import interrupts
+from strategies.bounds import (
+    CALL_SECONDS,
+    CallLimits,
+    Deadline,
+    Expired,
+    frames_of,
+    use_call_limits,
+)
+from strategies.lessons import CallAborted, InvariantFailure, timed_out
+from strategies.ordering import rank
 from strategies.profiles import PROFILES, choose_profile, register_profiles
 from strategies.target import LEVELS, Target, TargetError, load_target
 
@@ -41,6 +64,8 @@ INVARIANTS = TESTS / "invariants"
 
 _TARGET = pytest.StashKey[Target]()
 _OUTCOMES = pytest.StashKey["Outcomes"]()
+_PREVIOUS_LIMITS = pytest.StashKey[CallLimits]()
+_STOP_WATCHING = pytest.StashKey[Callable[[], None]]()
 
 # Registered at import, before Hypothesis's own pytest_configure loads a
 # profile named by --hypothesis-profile.
@@ -77,6 +102,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="also write the end-of-run verification summary as JSON to PATH",
     )
+    group.addoption(
+        "--call-timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=CALL_SECONDS,
+        help="how long one call into the target may take before its test fails"
+        f" as a hang (default {CALL_SECONDS:g}; 1 s for a function that already"
+        " hung; 0: no limit)",
+    )
+    group.addoption(
+        "--test-timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=0.0,
+        help="how long one whole test may take before it fails as a hang, a"
+        " backstop for the target's code that runs outside a bounded call"
+        " (default 0: no limit)",
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value >= 0 and math.isfinite(value)):
+        raise pytest.UsageError(f"{text!r} is not a number of seconds >= 0")
+    return value
 
 
 @pytest.hookimpl(tryfirst=True)  # before Hypothesis's plugin loads the profile
@@ -104,6 +157,19 @@ def pytest_configure(config: pytest.Config) -> None:
     outcomes = Outcomes()
     config.stash[_OUTCOMES] = outcomes
     config.pluginmanager.register(outcomes, "day7-verification-outcomes")
+    config.stash[_PREVIOUS_LIMITS] = use_call_limits(
+        CallLimits(seconds=config.getoption("--call-timeout") or None)
+    )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # A session run inside another one (pytester) shares these modules.
+    previous = config.stash.get(_PREVIOUS_LIMITS, None)
+    if previous is not None:
+        use_call_limits(previous)
+    stop = config.stash.get(_STOP_WATCHING, None)
+    if stop is not None:
+        stop()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -111,6 +177,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     # Loaded here rather than in pytest_configure so `pytest --help` works
     # whatever the target; before the terminal reporter prints the header.
     config = session.config
+    # From here on a Ctrl-C is told apart from the target's KeyboardInterrupt
+    # (importing the target runs its code too).
+    config.stash[_STOP_WATCHING] = interrupts.watch()
     try:
         config.stash[_TARGET] = load_target(
             impl=config.getoption("--impl"),
@@ -153,9 +222,7 @@ def pytest_collection_modifyitems(
     target = config.stash.get(_TARGET, None)
     if target is None:
         return
-    outcomes = config.stash[_OUTCOMES]
-    for index, item in enumerate(items):
-        outcomes.order.setdefault(item.nodeid, index)
+    for item in items:
         if target.level != "hardened" and item.get_closest_marker("hardened"):
             item.add_marker(
                 pytest.mark.skip(
@@ -163,6 +230,73 @@ def pytest_collection_modifyitems(
                     f" the {target.level} level (--level hardened adds it)"
                 )
             )
+    # The most basic invariants first, so a learner meets them first; other
+    # tests (the bundled package's own) keep their place before them.
+    position = {id(item): index for index, item in enumerate(items)}
+
+    def key(item: pytest.Item) -> tuple[int, int, int]:
+        invariant = _invariant_of(item)
+        if invariant is None:
+            return (0, 0, position[id(item)])
+        return (1, rank(invariant), position[id(item)])
+
+    items.sort(key=key)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    outcomes = session.config.stash[_OUTCOMES]
+    for index, item in enumerate(session.items):
+        outcomes.expect(item.nodeid, index, _invariant_of(item), _statement(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """The whole-test backstop deadline, and the target's own KeyboardInterrupt."""
+    seconds = item.config.getoption("--test-timeout") or None
+    target = item.config.stash.get(_TARGET, None)
+    deadline = Deadline(
+        seconds, repeat_while=_runs_code_in(target.sources if target else ())
+    )
+    try:
+        with deadline:
+            return (yield)
+    except Expired as expired:
+        if expired.deadline is not deadline:
+            raise
+        assert seconds is not None
+        raise timed_out(
+            "the test",
+            seconds,
+            expired.where,
+            verb="finish",
+            hint="the target's code ran past --test-timeout outside the calls the"
+            " suite bounds one by one (a property such as report.passed, repr(),"
+            " ==, a copy): look for a loop that never ends there",
+        ) from None
+    except KeyboardInterrupt as error:
+        if interrupts.is_from_person(error):
+            raise
+        raise InvariantFailure(
+            world="",
+            expected="the test to run to its end",
+            observed="KeyboardInterrupt raised by the target's code",
+            headline="the target's code raised KeyboardInterrupt during the test"
+            " (nobody pressed Ctrl-C)",
+            hint="report a problem with an ordinary exception, or a failed check",
+        ) from error
+
+
+def _runs_code_in(sources: tuple[str, ...]) -> Callable[[FrameType | None], bool]:
+    """Whether a frame's stack holds code from `sources` (files or folders)."""
+    folders = tuple(os.path.join(source, "") for source in sources)
+
+    def check(frame: FrameType | None) -> bool:
+        return any(
+            f.f_code.co_filename.startswith(folders) or f.f_code.co_filename in sources
+            for f in frames_of(frame)
+        )
+
+    return check
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -234,8 +368,9 @@ def _first_line(error: BaseException) -> str:
 
 def _lesson(error: BaseException, invariant: str, test: str) -> dict[str, Any]:
     notes = [str(note) for note in getattr(error, "__notes__", ()) or ()]
-    if isinstance(error, InvariantFailure):
-        fields = error.as_dict()
+    as_dict = getattr(error, "as_dict", None)
+    if isinstance(error, (InvariantFailure, CallAborted)) and callable(as_dict):
+        fields = as_dict()
         fields["invariant"] = invariant
     else:
         fields = {
@@ -245,7 +380,12 @@ def _lesson(error: BaseException, invariant: str, test: str) -> dict[str, Any]:
             "expected": "",
             "observed": "",
             "hint": "",
+            "topic": "memory" if isinstance(error, MemoryError) else "day7",
+            "reproduce": "",
         }
+    if invariant == "surface" and fields["topic"] == "day7":
+        # The surface invariant is about the names and their shapes.
+        fields["topic"] = "surface"
     return {**fields, "test": test, "example": notes}
 
 
@@ -273,12 +413,21 @@ class Invariant:
     statement: str
     tests: dict[str, str] = field(default_factory=dict)  # nodeid -> outcome
     lessons: list[dict[str, Any]] = field(default_factory=list)
+    unfinished: set[str] = field(default_factory=set)  # nodeids not run to the end
 
     @property
     def status(self) -> str:
-        outcomes = set(self.tests.values())
-        if "failed" in outcomes:
+        """FAIL once any test failed (a proven fact, even in a stopped run);
+        else INCOMPLETE while any test has not run to its end; else SKIP or PASS."""
+        outcomes = {
+            outcome
+            for nodeid, outcome in self.tests.items()
+            if nodeid not in self.unfinished
+        }
+        if "failed" in self.tests.values():
             return "FAIL"
+        if self.unfinished:
+            return "INCOMPLETE"
         if outcomes <= {"skipped"}:
             return "SKIP"
         return "PASS"
@@ -287,16 +436,47 @@ class Invariant:
 @dataclass(eq=False)  # hashable by identity: pytest registers it as a plugin
 class Outcomes:
     invariants: dict[str, Invariant] = field(default_factory=dict)
-    order: dict[str, int] = field(default_factory=dict)  # nodeid -> collection index
+    order: dict[str, int] = field(default_factory=dict)  # nodeid -> run position
+    # Every selected test, by node id, with its invariant (None: not one).
+    expected: dict[str, str | None] = field(default_factory=dict)
+    finished: set[str] = field(default_factory=set)  # tests whose teardown ran
+    stopped: str = ""  # why the run stopped early, if it did
+    # Interrupted (Ctrl-C, pytest.exit, an internal error): never complete,
+    # even if the last test had just ended.
+    interrupted: bool = False
+
+    def expect(
+        self, nodeid: str, index: int, invariant: str | None, statement: str
+    ) -> None:
+        """A selected test: until it runs to its end, the run is not complete."""
+        self.expected[nodeid] = invariant
+        self.order.setdefault(nodeid, index)
+        if invariant is not None:
+            self._invariant(invariant, statement).tests.setdefault(nodeid, "not run")
+
+    def _invariant(self, name: str, statement: str) -> Invariant:
+        return self.invariants.setdefault(name, Invariant(name, statement))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Under pytest-xdist the controller collects nothing itself."""
+        for index, nodeid in enumerate(ids):
+            self.expected.setdefault(nodeid, None)
+            self.order.setdefault(nodeid, index)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Registered as a plugin: every test report, from any process."""
+        if report.when == "teardown":
+            self.finished.add(report.nodeid)
         record = getattr(report, _RECORD, None)
         if record is None:
-            return
-        invariant = self.invariants.setdefault(
-            record["invariant"], Invariant(record["invariant"], record["statement"])
-        )
+            name = self.expected.get(report.nodeid)
+            if name is None or not report.failed:
+                return
+            # A report made outside the test's process (a crashed xdist
+            # worker): the test failed without a lesson of ours.
+            record = {"invariant": name, "statement": "", "lessons": []}
+        invariant = self._invariant(record["invariant"], record["statement"])
         previous = invariant.tests.get(report.nodeid)
         if report.failed:
             outcome = "failed"
@@ -306,25 +486,78 @@ class Outcomes:
         else:
             outcome = "passed"
         # A failure in any phase (setup, call, teardown) is the test's outcome.
-        if previous != "failed" and not (previous == "skipped" and outcome == "passed"):
+        if previous in (None, "not run") or (
+            previous != "failed" and not (previous == "skipped" and outcome == "passed")
+        ):
             invariant.tests[report.nodeid] = outcome
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[Any]) -> None:
+        self.interrupted = True
+        error = excinfo.value
+        if isinstance(error, KeyboardInterrupt) and interrupts.pressed():
+            self.stopped = "interrupted by Ctrl-C"
+        else:
+            message = getattr(error, "msg", None) or " ".join(str(error).split())
+            self.stopped = "interrupted" + (f": {message}" if message else "")
+
+    def note_session_end(self, session: pytest.Session, exitstatus: int) -> None:
+        """Why the run ended early, if it did (-x, --maxfail, an internal error).
+
+        -x or --maxfail after the last test leaves nothing unrun: that run is
+        complete; one that they cut short has unfinished tests.
+        """
+        if exitstatus in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.INTERRUPTED):
+            self.interrupted = True
+        if self.stopped:
+            return
+        for reason in (session.shouldfail, session.shouldstop):
+            if reason:
+                text = reason if isinstance(reason, str) else "asked to stop"
+                self.stopped = f"stopped early: {text}"
+                return
+        if exitstatus == pytest.ExitCode.INTERNAL_ERROR:
+            self.stopped = "stopped by an internal error"
+        elif exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.stopped = "interrupted"
 
     def summary(self, target: Target | None) -> dict[str, Any] | None:
         if not self.invariants:
             return None
+        unfinished = sorted(
+            (n for n in self.expected if n not in self.finished),
+            key=lambda n: (self.order.get(n, math.inf), n),
+        )
+        for invariant in self.invariants.values():
+            # Under xdist a test may report without having been expected.
+            invariant.unfinished = {
+                n for n in invariant.tests if n not in self.finished
+            }
 
-        def first_test(invariant: Invariant) -> tuple[float, str]:
-            nodeid = min(invariant.tests, key=lambda n: (self.order.get(n, 1e9), n))
-            return (self.order.get(nodeid, 1e9), nodeid)
+        def first_test(invariant: Invariant) -> tuple[int, float, str]:
+            nodeid = min(
+                invariant.tests, key=lambda n: (self.order.get(n, math.inf), n)
+            )
+            return (rank(invariant.name), self.order.get(nodeid, math.inf), nodeid)
 
         invariants = sorted(self.invariants.values(), key=first_test)
         counted = [i for i in invariants if i.status != "SKIP"]
         holding = [i for i in counted if i.status == "PASS"]
-        verdict = "PASS" if len(holding) == len(counted) else "FAIL"
+        complete = not self.interrupted and not unfinished
+        if not complete:
+            verdict = "INCOMPLETE"
+        elif len(holding) == len(counted):
+            verdict = "PASS"
+        else:
+            verdict = "FAIL"
         return {
             "verification": verdict,
+            "complete": complete,
+            "stopped": self.stopped,
+            "unfinished": unfinished,
+            "selected": len(self.expected),
             "holding": len(holding),
             "counted": len(counted),
+            "failing": sum(i.status == "FAIL" for i in invariants),
             "target": target.label if target else None,
             "level": target.level if target else None,
             "missing": list(target.missing) if target else [],
@@ -343,21 +576,40 @@ class Outcomes:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     if hasattr(config, "workerinput"):  # an xdist worker: the controller reports
         return
+    config.stash[_OUTCOMES].note_session_end(session, exitstatus)
     path = config.getoption("--verification-json")
-    if path is None:
+    if path is None or config.option.collectonly:
         return
     summary = config.stash[_OUTCOMES].summary(config.stash.get(_TARGET, None))
     if summary is None:
-        summary = {"verification": "NONE", "invariants": [], "lessons": []}
+        summary = {
+            "verification": "NONE",
+            "complete": False,
+            "invariants": [],
+            "lessons": [],
+        }
     Path(path).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
 
 
 def _headline_line(summary: dict[str, Any]) -> str:
-    if summary["verification"] == "PASS":
+    verdict = summary["verification"]
+    if verdict == "INCOMPLETE":
+        why = [summary["stopped"]] if summary["stopped"] else []
+        left, selected = len(summary["unfinished"]), summary["selected"]
+        if left:
+            why.append(
+                f"{left} of {selected} test{'s' * (selected != 1)}"
+                " did not run to the end"
+            )
+        if summary["failing"]:
+            failing = summary["failing"]
+            why.append(f"{failing} invariant{'s' * (failing != 1)} failed before that")
+        return f"verification: INCOMPLETE ({'; '.join(why) or 'interrupted'})"
+    if verdict == "PASS":
         if summary["counted"] == 0:
             return "verification: SKIP (no invariant ran)"
         return "verification: PASS"
@@ -379,8 +631,13 @@ def _indented(label: str, text: str) -> list[str]:
 LESSONS_SHOWN = 3
 
 
-def summary_lines(summary: dict[str, Any]) -> list[str]:
-    """The summary as the evaluator's own text, one string per line."""
+def summary_lines(summary: dict[str, Any], *, verbose: bool = False) -> list[str]:
+    """The summary as the evaluator's own text, one string per line.
+
+    Without `verbose`, each lesson's example leaves out what is addressed to
+    whoever writes tests (Hypothesis's call of the test with its arguments,
+    how to replay it, its explanations) and what repeats the world.
+    """
     lines = [_headline_line(summary)]
     for invariant in summary["invariants"]:
         lines.append(
@@ -392,7 +649,7 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     for name, lessons in by_invariant.items():
         for lesson in lessons[:LESSONS_SHOWN]:
             lines.append("")
-            lines.extend(_lesson_lines(lesson))
+            lines.extend(_lesson_lines(lesson, verbose=verbose))
         if len(lessons) > LESSONS_SHOWN:
             more = len(lessons) - LESSONS_SHOWN
             lines.append("")
@@ -400,27 +657,78 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _lesson_lines(lesson: dict[str, Any]) -> list[str]:
+def _lesson_lines(lesson: dict[str, Any], *, verbose: bool = False) -> list[str]:
     lines = [f"lesson: {lesson['invariant']}", f"  test: {lesson['test']}"]
     lines.extend(f"  {line}" for line in lesson["headline"].splitlines())
     if lesson["world"]:
         lines.extend(_indented("world", lesson["world"]))
     if lesson["hint"]:
         lines.extend(_indented("hint", lesson["hint"]))
-    # Hypothesis's "Explanation:" notes name lines of the test, which helps
-    # whoever writes tests, not a learner; the JSON keeps them.
-    notes = [n for n in lesson["example"] if not n.startswith("Explanation:")]
+    if lesson.get("reproduce"):
+        lines.extend(_indented("reproduce", lesson["reproduce"]))
+    notes = lesson["example"] if verbose else _notes_for_learner(lesson)
     if notes:
         lines.extend(_indented("example", "\n".join(notes)))
     return lines
 
 
+# Hypothesis's own lines: its call of the test with every argument (the world
+# in its dataclass form), how to replay it, and explanations naming lines of
+# the test. Whoever writes tests needs them (pytest -v shows them, the JSON
+# keeps them); a learner reads the world and the hint.
+_FOR_TEST_AUTHORS = (
+    "Falsifying example",
+    "Falsifying explicit example",
+    "Failing test case",
+    "Failing explicit example",
+    "Explanation:",
+    "You can reproduce this",
+    "You can add @seed",
+    "Unreliable test timings",
+)
+_OTHERS_FAILED = re.compile(
+    r"\(note: (\d+) other explicit examples? also failed with this error;"
+    r" use Verbosity\.verbose to view\)"
+)
+
+
+def _notes_for_learner(lesson: dict[str, Any]) -> list[str]:
+    world = lesson["world"]
+    world_lines = {line.strip() for line in world.splitlines() if line.strip()}
+    kept = []
+    in_explanation = False
+    for note in lesson["example"]:
+        text = note.strip()
+        if in_explanation and note[:1].isspace():
+            continue  # the lines of an "Explanation:" block
+        in_explanation = text.startswith("Explanation:")
+        others = _OTHERS_FAILED.fullmatch(text)
+        if others is not None:
+            count = int(others.group(1))
+            kept.append(
+                f"{count} other example{'s' * (count != 1)} failed the same way"
+            )
+        elif not text or text.startswith(_FOR_TEST_AUTHORS):
+            continue
+        elif world and (
+            text in world
+            or {line.strip() for line in text.splitlines() if line.strip()}
+            <= world_lines
+        ):
+            continue  # the world, already shown
+        else:
+            kept.append(note)
+    return kept
+
+
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:
+    if config.option.collectonly:
+        return
     summary = config.stash[_OUTCOMES].summary(config.stash.get(_TARGET, None))
     if summary is None:
         return
     terminalreporter.write_sep("=", "verification")
-    for line in summary_lines(summary):
+    for line in summary_lines(summary, verbose=config.get_verbosity() > 0):
         terminalreporter.write_line(line)

@@ -9,6 +9,7 @@ run ends with the invariant summary and its JSON form.
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -294,6 +295,15 @@ def test_missing_names_become_stand_ins(tmp_path: Path) -> None:
             pass
 
 
+# Learner code that runs at import time: (module, code appended to it).
+IMPORT_TIME_CODE = {
+    "exits": ("protocol.py", "\nraise SystemExit(0)\n"),
+    "interrupts": ("loop.py", "\nraise KeyboardInterrupt\n"),
+    "closes": ("loop.py", "\nraise GeneratorExit\n"),
+    "loops": ("evaluation.py", "\nwhile True:\n    pass\n"),
+}
+
+
 @pytest.mark.parametrize(
     "make, options, message",
     [
@@ -303,6 +313,10 @@ def test_missing_names_become_stand_ins(tmp_path: Path) -> None:
         ("raising", {}, "importing loop.py failed: ZeroDivisionError"),
         ("syntax", {}, "importing evaluation.py failed: SyntaxError"),
         ("broken-import", {}, "importing loop.py failed: ModuleNotFoundError"),
+        ("exits", {}, "importing protocol.py failed: SystemExit: 0"),
+        ("interrupts", {}, "importing loop.py failed: KeyboardInterrupt"),
+        ("closes", {}, "importing loop.py failed: GeneratorExit"),
+        ("loops", {}, "importing evaluation.py failed: did not finish within 0.3 s"),
         (None, {"impl": "no_such_module_here"}, "no module named"),
         (None, {"impl": "not a name"}, "is not a module name"),
         (None, {"impl": "os", "impl_path": "/tmp"}, "were both given"),
@@ -327,12 +341,20 @@ def test_a_bad_target_is_one_line(
     elif make == "broken-import":
         folder = make_course(tmp_path, drop=("checkpoint.py",))
         options = {"impl_path": str(folder)}
+    elif make in IMPORT_TIME_CODE:
+        module, code = IMPORT_TIME_CODE[make]
+        text = COURSE[module] + textwrap.indent(code, " " * 8)
+        folder = make_course(tmp_path, replace={module: text})
+        options = {"impl_path": str(folder), "import_seconds": 0.3}
+    loaded_before = set(sys.modules)
     with pytest.raises(TargetError) as raised:
         load_target(**options)
     text = str(raised.value)
     assert message in text
     assert "\n" not in text
     assert "_day7_target_" not in text  # the synthetic package stays invisible
+    # Nothing of a folder that cannot load stays imported.
+    assert not [m for m in set(sys.modules) - loaded_before if "_day7_target_" in m]
 
 
 def test_the_bundled_evaluator_is_hardened_by_default() -> None:
@@ -375,12 +397,22 @@ def test_assert_checks_names_the_first_difference(tmp_path: Path) -> None:
         (target.EvaluationCheck("final", False, "evidence unavailable: gone"),)
     )
     assert_checks(report, [("final", False, "evidence unavailable:")], world="w")
-    with pytest.raises(InvariantFailure, match=r"got checks \[final\]"):
+    with pytest.raises(InvariantFailure) as raised:
         assert_checks(report, [("final", False), ("file:a", True)], world="w")
-    with pytest.raises(InvariantFailure, match="got final: FAIL"):
+    assert raised.value.headline == (
+        "the report has checks [final], but should have [final, file:a]"
+    )
+    with pytest.raises(InvariantFailure) as raised:
         assert_checks(report, [("final", True)], world="w")
-    with pytest.raises(InvariantFailure, match="should be an EvaluationReport"):
+    assert raised.value.headline == (
+        "check final is FAIL (evidence unavailable: gone), but should be PASS"
+    )
+    with pytest.raises(InvariantFailure) as raised:
         report_view(None)
+    assert raised.value.headline == (
+        "the report is None, but should be an EvaluationReport with a tuple of"
+        " (name, passed, detail) checks"
+    )
 
 
 def test_expect_error_checks_type_and_words() -> None:
@@ -390,10 +422,22 @@ def test_expect_error_checks_type_and_words() -> None:
         raise ValueError("file path must not be blank")
 
     assert "blank" in str(expect_error("f()", reject, world="w", mentions="file path"))
-    with pytest.raises(InvariantFailure, match="naming 'result tool'"):
+    with pytest.raises(InvariantFailure) as raised:
         expect_error("f()", reject, world="w", mentions="result tool")
-    with pytest.raises(InvariantFailure, match="returned None"):
-        expect_error("g()", lambda: None, world="w")
+    assert raised.value.headline == (
+        "f() raised ValueError: 'file path must not be blank',"
+        " which does not name 'result tool'"
+    )
+    with pytest.raises(InvariantFailure) as raised:
+        expect_error("g()", lambda: None, world="w", mentions="file path")
+    assert raised.value.headline == (
+        "g() returned None, but should raise ValueError naming 'file path'"
+    )
+    with pytest.raises(InvariantFailure) as raised:
+        expect_error("h()", lambda: {}["x"], world="w")
+    assert raised.value.headline == (
+        "h() raised KeyError: 'x', but should raise ValueError"
+    )
 
 
 # ----------------------------------------------------------------- the profiles
@@ -518,12 +562,14 @@ def test_a_run_ends_with_the_verification_summary(
             "  got n = 3, but should be n < 3",
             "  world: n is 3",
             "  hint: count from zero",
-            "  example:",
-            # Hypothesis says "Falsifying example" or, newer, "Failing test case".
-            "    *test_breaks(*",
-            "*the world holds 3",
+            "  example: the world holds 3",
         ]
     )
+    # Hypothesis's call of the test, how to replay it and its explanations
+    # are for whoever writes tests: shown with -v, and kept in the JSON.
+    terminal_summary = result.stdout.str().split("verification ===")[-1]
+    for advice in ("test_breaks(", "reproduce_failure", "Explanation"):
+        assert advice not in terminal_summary
     assert "Traceback" not in result.stdout.str().split("verification ===")[-1]
     summary = json.loads(json_path.read_text(encoding="utf-8"))
     assert summary["verification"] == "FAIL"
@@ -533,10 +579,18 @@ def test_a_run_ends_with_the_verification_summary(
         ("breaks", "FAIL"),
         ("strict", "SKIP"),
     ]
+    assert (summary["complete"], summary["stopped"], summary["unfinished"]) == (
+        True,
+        "",
+        [],
+    )
     (lesson,) = summary["lessons"]
     assert lesson["expected"] == "n < 3"
     assert lesson["observed"] == "n = 3"
     assert lesson["test"] == "invariants/test_demo.py::test_breaks"
+    assert (lesson["topic"], lesson["reproduce"]) == ("day7", "")
+    # Hypothesis says "Falsifying example" or, newer, "Failing test case".
+    assert any("test_breaks(" in note for note in lesson["example"])
 
 
 def test_a_passing_subset_says_pass_and_exits_zero(

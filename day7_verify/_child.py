@@ -1,0 +1,459 @@
+"""The child: judge one learner's folder in this process, and say so in a file.
+
+The command copies this file into a learner's private bundle and starts it as
+`python -S -s -B <bundle>/day7_child.py` in a fresh scratch directory. With
+`-S` no site-packages is on `sys.path`: everything that judges (the suite,
+the strategies, pytest, Hypothesis) is imported from the bundle, so a learner
+that rewrites what it can find damages only its own copy.
+
+Standard input carries one JSON line: the folder, the level, the profile, the
+memory limit, a progress path, a result path and a nonce. The verdict is
+written only to the result path, as JSON carrying the nonce; the command
+trusts nothing else (not this process's exit status). The progress file, one
+JSON object a line, says what is running, so a crash or a hang can be told.
+
+Nothing here may import from the command's own package: it is not on the path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import stat
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+PROTOCOL = 1
+BUNDLE = Path(__file__).resolve().parent
+SUITE = BUNDLE / "suite"
+
+# What the learner's code may not change while it is judged: the working
+# directory (the command leaves decoys there, where a checkout's own files
+# would be), HOME, its own folder and this bundle, the judge itself.
+# Evaluation is read-only; code that rewrites or deletes what it finds around
+# it is caught doing so. Hypothesis keeps its own files in `.hypothesis`.
+_JUDGE_OWNED = frozenset({".hypothesis"})
+# Files up to this size are compared by content; larger ones, and every file
+# of the bundle (700 of them, after each test), by size, time and inode.
+_WHOLE_FILE = 1 << 20
+
+
+class _LoadTimeout(Exception):
+    pass
+
+
+def main() -> None:
+    config = json.loads(sys.stdin.readline())
+    _close_stdin()
+    _die_with(int(config["parent"]))
+    _limit(int(config["memory"]), float(config["timeout"]))
+    # The bundle first, then its third-party packages, then the standard
+    # library; `-S` left no site-packages to remove.
+    rest = [p for p in sys.path if p not in ("", str(BUNDLE))]
+    sys.path[:] = [str(BUNDLE), str(BUNDLE / "lib"), *rest]
+    progress = _Progress(config["progress"])
+    watched = _Watched(Path(config["folder"]))
+    outcome: dict[str, Any] = {"phase": "load"}
+    progress.write({"phase": "load"})
+    started = time.monotonic()
+    problem = _load(config["folder"], config["level"], float(config["load_timeout"]))
+    outcome["load_seconds"] = round(time.monotonic() - started, 3)
+    changes = watched.changes(deep=True)
+    if changes:
+        outcome["outside_writes"] = {
+            "test": "",
+            "invariant": "",
+            "when": "import",
+            "changes": changes,
+        }
+    if problem is not None:
+        outcome["load_error"] = problem
+    else:
+        outcome["phase"] = "suite"
+        progress.write({"phase": "suite"})
+        outcome.update(_run_suite(config, progress, watched))
+        if changes:
+            outcome["outside_writes"] = {
+                "test": "",
+                "invariant": "",
+                "when": "import",
+                "changes": changes,
+            }
+    outcome.update(protocol=PROTOCOL, nonce=config["nonce"], vm_peak_kib=_vm_peak())
+    _write_result(Path(config["result"]), outcome)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    # Leave now: a learner's atexit hook or lingering thread must not hold
+    # the verdict back.
+    os._exit(0)
+
+
+def _vm_peak() -> int:
+    """This process's peak address space in KiB (what --memory bounds); 0 if unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmPeak:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _close_stdin() -> None:
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+
+
+def _die_with(parent: int) -> None:
+    """Be killed when the command dies (Linux), even by SIGKILL: no orphan judge."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(70)
+
+
+def _limit(memory: int, timeout: float) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # A backstop only: the command's wall clock comes first, and a process
+    # cannot use more CPU time than wall time on one core.
+    cpu = int(timeout * 1.5) + 10
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+
+
+class _Progress:
+    """What the child is doing, one JSON object a line, flushed at once."""
+
+    def __init__(self, path: str) -> None:
+        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, event: dict[str, Any]) -> None:
+        try:
+            self._handle.write(json.dumps(event) + "\n")
+            self._handle.flush()
+        except (OSError, ValueError):
+            pass  # the learner closed it: the command then knows less
+
+
+def _load(folder: str, level: str, seconds: float) -> str | None:
+    """Import the folder once, bounded: None, or one line saying why it cannot."""
+    from strategies.target import TargetError, load_target
+
+    def expire(signum: int, frame: Any) -> None:
+        raise _LoadTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        load_target(impl_path=folder, level=level)
+    except TargetError as error:
+        message = str(error)
+        prefix = f"--impl-path {folder}: "
+        return message[len(prefix) :] if message.startswith(prefix) else message
+    except _LoadTimeout:
+        return f"importing the folder did not finish within {seconds:g} s"
+    except BaseException as error:  # KeyboardInterrupt and the like
+        return f"importing the folder raised {type(error).__name__}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return None
+
+
+def _run_suite(
+    config: dict[str, Any], progress: _Progress, watched: _Watched
+) -> dict[str, Any]:
+    import pytest
+
+    summary_path = Path(config["result"] + ".suite.json")
+    watcher = _Watcher(progress, watched)
+    args = [
+        str(SUITE / "invariants"),
+        "-c",
+        str(SUITE / "pytest.ini"),
+        "--rootdir",
+        str(SUITE),
+        "--confcutdir",
+        str(SUITE),
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "_hypothesis_pytestplugin",
+        # The verdict is the summary file; pytest's own report would only be
+        # noise beside the learner's output, which is what a crash is told by.
+        "-p",
+        "no:terminal",
+        "--capture=no",
+        "--strict-markers",
+        "--impl-path",
+        config["folder"],
+        "--level",
+        config["level"],
+        "--hypothesis-profile",
+        config["profile"],
+        "--verification-json",
+        str(summary_path),
+    ]
+    exit_code = int(pytest.main(args, plugins=[watcher]))
+    watcher.note_changes("", watched.changes(deep=True))
+    summary = _read_json(summary_path)
+    suite_says = summary.get("complete", True) if isinstance(summary, dict) else False
+    unfinished = [
+        nodeid for nodeid in watcher.collected if nodeid not in watcher.finished
+    ]
+    stopped = watcher.stopped
+    if stopped is None and exit_code not in (0, 1):
+        stopped = f"pytest ended with exit status {exit_code}"
+    if stopped is None and not watcher.collected:
+        stopped = "no test was collected"
+    if stopped is None and unfinished:
+        stopped = f"{len(unfinished)} test(s) never finished"
+    if stopped is None and suite_says is not True:
+        stopped = "the suite's summary says the run was not complete"
+    return {
+        "exit_code": exit_code,
+        "complete": stopped is None,
+        "stopped": stopped,
+        "collected": len(watcher.collected),
+        "finished": len(watcher.finished),
+        "unfinished": unfinished[:5],
+        "memory_error": watcher.memory_error,
+        "outside_writes": watcher.outside_writes,
+        "summary": summary if isinstance(summary, dict) else None,
+    }
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_result(path: Path, outcome: dict[str, Any]) -> None:
+    data = json.dumps(outcome).encode("utf-8")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _invariant_of(item: Any) -> str:
+    # The suite's own rule (tests/conftest.py): the marker, or the module name.
+    marker = item.get_closest_marker("invariant")
+    if marker is not None and marker.args:
+        return str(marker.args[0])
+    return Path(str(item.path)).stem.removeprefix("test_")
+
+
+def _memory_error_in(error: BaseException | None) -> bool:
+    seen: set[int] = set()
+    pending = [error]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen or len(seen) > 1000:
+            continue
+        seen.add(id(current))
+        if isinstance(current, MemoryError):
+            return True
+        pending.append(current.__cause__)
+        pending.append(current.__context__)
+        members = getattr(current, "exceptions", None)
+        if isinstance(members, (tuple, list)):
+            pending.extend(m for m in members if isinstance(m, BaseException))
+    return False
+
+
+def _tree_state(folder: Path, contents: bool) -> dict[str, tuple[Any, ...]]:
+    """Every entry under `folder` (but .hypothesis at its top): what it is and holds."""
+    state: dict[str, tuple[Any, ...]] = {}
+    pending = [(str(folder), "")]
+    while pending:
+        here, prefix = pending.pop()
+        try:
+            entries = list(os.scandir(here))
+        except OSError:
+            continue
+        for entry in entries:
+            if not prefix and entry.name in _JUDGE_OWNED:
+                continue
+            relative = prefix + entry.name
+            try:
+                if entry.is_symlink():
+                    state[relative] = ("link", os.readlink(entry.path))
+                elif entry.is_dir(follow_symlinks=False):
+                    state[relative] = ("folder",)
+                    pending.append((entry.path, relative + "/"))
+                else:
+                    info = entry.stat(follow_symlinks=False)
+                    if contents and info.st_size <= _WHOLE_FILE and entry.is_file():
+                        state[relative] = ("file", _small_file(entry.path))
+                    else:
+                        state[relative] = (
+                            "file",
+                            info.st_size,
+                            info.st_mtime_ns,
+                            info.st_ino,
+                        )
+            except OSError:
+                state[relative] = ("unreadable",)
+    return state
+
+
+def _small_file(path: str) -> bytes:
+    # Never blocks: a FIFO swapped in after the check is not read.
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b"(not a regular file)"
+        return os.read(fd, _WHOLE_FILE + 1)
+    finally:
+        os.close(fd)
+
+
+def _changes(
+    before: dict[str, tuple[Any, ...]], after: dict[str, tuple[Any, ...]]
+) -> list[str]:
+    said = [f"created {p}" for p in sorted(after.keys() - before.keys())]
+    said += [f"deleted {p}" for p in sorted(before.keys() - after.keys())]
+    said += [
+        f"changed {p}"
+        for p in sorted(before.keys() & after.keys())
+        if before[p] != after[p]
+    ]
+    return said
+
+
+class _Watched:
+    """The folders the learner's code may not change, and how they were.
+
+    The small ones are compared after every test, so a change is told with
+    the test that made it; the bundle (700 files) after the import and at the
+    end of the run.
+    """
+
+    def __init__(self, learner_folder: Path) -> None:
+        self._folders = {
+            "the working directory": (Path.cwd(), True, False),
+            "HOME": (Path(os.environ.get("HOME") or os.getcwd()), True, False),
+            "its own folder": (learner_folder, True, False),
+            "the judge's files": (BUNDLE, False, True),
+        }
+        self._states = {
+            label: _tree_state(folder, contents)
+            for label, (folder, contents, _) in self._folders.items()
+        }
+
+    def changes(self, deep: bool = False) -> list[str]:
+        """What changed since last compared (at most 20 lines); [] when nothing."""
+        said: list[str] = []
+        for label, (folder, contents, large) in self._folders.items():
+            if large and not deep:
+                continue
+            now = _tree_state(folder, contents)
+            said += [f"{label}: {c}" for c in _changes(self._states[label], now)]
+            self._states[label] = now
+        return said[:20]
+
+
+class _Watcher:
+    """A pytest plugin: what ran, what finished, and what the learner touched."""
+
+    def __init__(self, progress: _Progress, watched: _Watched) -> None:
+        self._progress = progress
+        self._watched = watched
+        self.collected: list[str] = []
+        self.finished: set[str] = set()
+        self.invariants: dict[str, str] = {}
+        self.stopped: str | None = None
+        self.memory_error: dict[str, str] | None = None
+        self.outside_writes: dict[str, Any] | None = None
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed and self.stopped is None:
+            self.stopped = (
+                f"a module of the suite could not be collected: {report.nodeid}"
+            )
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        self.collected = [item.nodeid for item in session.items]
+        self.invariants = {item.nodeid: _invariant_of(item) for item in session.items}
+        self._progress.write(
+            {"collected": [[n, self.invariants[n]] for n in self.collected]}
+        )
+
+    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
+        self._progress.write({"start": nodeid})
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if report.outcome != "passed":
+            self._progress.write(
+                {
+                    "report": report.nodeid,
+                    "when": report.when,
+                    "outcome": report.outcome,
+                }
+            )
+
+    def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
+        error = call.excinfo.value if call.excinfo is not None else None
+        if self.memory_error is None and _memory_error_in(error):
+            self.memory_error = {
+                "test": node.nodeid,
+                "invariant": self.invariants.get(node.nodeid, ""),
+            }
+            self._progress.write({"memory_error": node.nodeid})
+            # Out of memory is the verdict now; the rest would only repeat it.
+            node.session.shouldstop = "a MemoryError reached the judge"
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
+        self.finished.add(nodeid)
+        self._progress.write({"done": nodeid})
+        self.note_changes(nodeid, self._watched.changes())
+
+    def note_changes(self, nodeid: str, changes: list[str]) -> None:
+        """Keep the first test that changed something, and every change (20 at most)."""
+        if not changes:
+            return
+        if self.outside_writes is None:
+            self.outside_writes = {
+                "test": nodeid,
+                "invariant": self.invariants.get(nodeid, ""),
+                "when": "test" if nodeid else "run",
+                "changes": changes,
+            }
+            self._progress.write({"outside_writes": nodeid})
+        else:
+            self.outside_writes["changes"] = (self.outside_writes["changes"] + changes)[
+                :20
+            ]
+
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        self.stopped = f"interrupted by {excinfo.typename}"
+
+    def pytest_internalerror(self, excrepr: Any, excinfo: Any) -> None:
+        if self.stopped is None:
+            self.stopped = f"pytest failed inside: {excinfo.typename}"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,416 @@
+"""The command line: `day7-verify PATH...` and `day7-verify merge PART.json...`.
+
+Exit status: 0 when every learner judged passes, 1 when any does not, 2 for a
+usage error (one line on standard error, naming what is wrong), 130 when
+interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from day7_verify._baseline import compare
+from day7_verify._bundle import BundleError
+from day7_verify._discover import Learner, UsageError, cohort, learner_at, unique
+from day7_verify._gradescope import gradescope_results
+from day7_verify._html import html_page
+from day7_verify._judge import (
+    DEFAULT_MAX_OUTPUT,
+    DEFAULT_MEMORY,
+    DEFAULT_TIMEOUT,
+    PROFILES,
+    Judged,
+    Settings,
+)
+from day7_verify._junit import junit_xml
+from day7_verify._pool import default_jobs, judge_all
+from day7_verify._report import (
+    ClassReport,
+    SchemaError,
+    Shard,
+    read_report,
+    tool_version,
+)
+from day7_verify._shard import merge, parse_shard, select
+from day7_verify._text import class_lines, learner_lines
+from strategies.target import LEVELS
+
+__all__ = ["main"]
+
+PROG = "day7-verify"
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgKMG]?)(?:i?[bB])?")
+_UNITS = {"": 1 << 20, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        _usage_error(f"{message} (see {PROG} --help)")
+
+
+def _usage_error(message: str) -> NoReturn:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _size(text: str) -> int:
+    """'4G', '512M', '64k', or a number of MiB, as bytes."""
+    match = _SIZE.fullmatch(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a size such as 4G, 512M or 64k"
+        )
+    return int(float(match[1]) * _UNITS[match[2].lower()])
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds"
+        ) from None
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"{text} seconds is not a positive duration")
+    return value
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: at least one job")
+    return value
+
+
+def _judge_parser() -> _Parser:
+    parser = _Parser(
+        prog=PROG,
+        description="Judge learners' Day 7 evaluators (tiny-llm, Week 4) against the"
+        " invariants, each in its own bounded child process.",
+        epilog=f"Also: {PROG} merge PART.json... --json OUT [--html OUT] [--junit OUT]"
+        " joins the JSON of --shard runs. Exit status: 0 every learner passes,"
+        " 1 one does not, 2 usage error. docs/checking-a-class.md has the details.",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a course checkout (its src/tiny_llm/agent is judged) or an agent folder",
+    )
+    parser.add_argument(
+        "--cohort",
+        action="append",
+        default=[],
+        metavar="ROOT",
+        help="judge every learner folder under ROOT (repeatable)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help=f"learners judged at once (default: the cores, {default_jobs()} here)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"wall-clock limit per learner (default {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--memory",
+        type=_size,
+        default=DEFAULT_MEMORY,
+        metavar="SIZE",
+        help="address-space limit per learner, e.g. 2G"
+        f" (default {DEFAULT_MEMORY >> 30}G)",
+    )
+    parser.add_argument(
+        "--max-output",
+        type=_size,
+        default=DEFAULT_MAX_OUTPUT,
+        metavar="SIZE",
+        help="bytes of a learner's output kept, e.g. 256k (default 1M)",
+    )
+    parser.add_argument(
+        "--level",
+        choices=LEVELS,
+        default="course",
+        help="course: the chapter's rules (default); hardened: also the bundled"
+        " evaluator's stricter ones",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default="ci",
+        help="Hypothesis profile: ci is derandomized, so a folder judged twice gets"
+        " the same verdicts (default ci)",
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
+    parser.add_argument(
+        "--html", metavar="FILE", help="write one self-contained web page"
+    )
+    parser.add_argument(
+        "--junit", metavar="FILE", help="write JUnit XML for CI systems"
+    )
+    parser.add_argument(
+        "--gradescope",
+        metavar="FILE",
+        help="write Gradescope's results.json (one learner only)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="OLD.json",
+        help="mark each learner and invariant as newly failing, fixed, still failing"
+        " or still passing against an earlier --json",
+    )
+    parser.add_argument(
+        "--shard", metavar="I/N", help="judge only the I-th of N parts of the learners"
+    )
+    parser.add_argument(
+        "--scratch",
+        metavar="DIR",
+        help="where scratch directories go (default /dev/shm when roomy, else TMPDIR)",
+    )
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="every lesson in full, and the last lines each child printed",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"{PROG} {tool_version()}"
+    )
+    return parser
+
+
+def _merge_parser() -> _Parser:
+    parser = _Parser(
+        prog=f"{PROG} merge",
+        description="Join the --json parts of --shard runs into the report one"
+        " unsharded run gives.",
+    )
+    parser.add_argument("parts", nargs="+", metavar="PART.json")
+    parser.add_argument("--json", metavar="OUT", required=True, help="the joined JSON")
+    parser.add_argument("--html", metavar="OUT", help="also the web page")
+    parser.add_argument("--junit", metavar="OUT", help="also JUnit XML")
+    parser.add_argument(
+        "--verbose", "-v", action="store_true", help="lessons after the table"
+    )
+    return parser
+
+
+def _check_writable(options: argparse.Namespace, names: Sequence[str]) -> None:
+    for name in names:
+        target = getattr(options, name, None)
+        if target is None:
+            continue
+        parent = Path(target).parent
+        if not parent.is_dir():
+            _usage_error(f"--{name} {target}: no directory {parent} to write it in")
+        if Path(target).is_dir():
+            _usage_error(f"--{name} {target}: is a directory")
+
+
+def _write(target: str, text: str, flag: str) -> None:
+    try:
+        Path(target).write_text(text, encoding="utf-8")
+    except OSError as error:
+        _usage_error(f"{flag} {target}: cannot write it ({error.strerror or error})")
+
+
+def _write_reports(options: argparse.Namespace, report: ClassReport) -> None:
+    if options.json:
+        _write(options.json, report.dumps(), "--json")
+    if getattr(options, "html", None):
+        _write(options.html, html_page(report), "--html")
+    if getattr(options, "junit", None):
+        _write(options.junit, junit_xml(report), "--junit")
+
+
+def _learners(options: argparse.Namespace) -> list[Learner]:
+    if not options.paths and not options.cohort:
+        _usage_error(f"name at least one PATH or --cohort ROOT (see {PROG} --help)")
+    try:
+        found = [learner_at(path) for path in options.paths]
+        for root in options.cohort:
+            found += cohort(root)
+        return unique(found)
+    except UsageError as error:
+        _usage_error(str(error))
+
+
+def _emit(lines: Sequence[str]) -> None:
+    try:
+        print("\n".join(lines), flush=True)
+    except BrokenPipeError:
+        # `day7-verify ... | head`: the reader left early; the verdict stands.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _progress_line(count: int, total: int, judged: Judged) -> str:
+    verdict = judged.verdict
+    return (
+        f"[{count}/{total}] {verdict.path}: {verdict.status} ({verdict.seconds:.1f} s)"
+    )
+
+
+def _judge(argv: Sequence[str]) -> int:
+    options = _judge_parser().parse_args(argv)
+    _check_writable(options, ("json", "html", "junit", "gradescope"))
+    learners = _learners(options)
+    shard = None
+    if options.shard is not None:
+        try:
+            index, count = parse_shard(options.shard)
+        except ValueError as error:
+            _usage_error(str(error))
+        shard = (index, count, len(learners))
+        learners = select(learners, index, count)
+    if options.gradescope and (len(learners) != 1 or shard is not None):
+        _usage_error(
+            "--gradescope writes one submission's results;"
+            f" got {len(learners)} learners (judge one PATH)"
+        )
+    baseline = None
+    if options.baseline:
+        try:
+            baseline = read_report(options.baseline, "--baseline")
+        except SchemaError as error:
+            _usage_error(str(error))
+    try:
+        settings = Settings(
+            level=options.level,
+            profile=options.profile,
+            timeout=options.timeout,
+            memory=options.memory,
+            max_output=options.max_output,
+        )
+    except ValueError as error:
+        _usage_error(str(error))
+    scratch = None
+    if options.scratch is not None:
+        scratch = Path(options.scratch)
+        if not scratch.is_dir():
+            _usage_error(f"--scratch {options.scratch}: not a directory")
+    jobs = options.jobs or default_jobs()
+    many = len(learners) > 1 or shard is not None
+    counted = 0
+
+    def done(judged: Judged) -> None:
+        nonlocal counted
+        counted += 1
+        if many:
+            print(
+                _progress_line(counted, len(learners), judged),
+                file=sys.stderr,
+                flush=True,
+            )
+        if options.verbose:
+            print(
+                f"  {judged.verdict.path}: bundle copied in"
+                f" {judged.copy_seconds * 1000:.0f} ms,"
+                f" peak RSS {judged.peak_rss_kib >> 10} MiB,"
+                f" peak address space {judged.vm_peak_kib >> 10} MiB",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    if not many and sys.stderr.isatty():
+        print(f"{PROG}: judging {learners[0].path} ...", file=sys.stderr, flush=True)
+    started = time.monotonic()
+    try:
+        judged = judge_all(
+            learners, settings, min(jobs, max(1, len(learners))), done, scratch
+        )
+    except BundleError as error:
+        _usage_error(str(error))
+    report = ClassReport(
+        settings=settings.to_json(),
+        learners=tuple(sorted((j.verdict for j in judged), key=lambda v: v.path)),
+        seconds=time.monotonic() - started,
+        shard=Shard(*shard) if shard is not None else None,
+    )
+    if baseline is not None:
+        try:
+            report = compare(report, baseline)
+        except SchemaError as error:
+            _usage_error(str(error))
+    _write_reports(options, report)
+    if len(report.learners) == 1 and not many:
+        lines = learner_lines(report.learners[0], settings.level, options.verbose)
+        if options.gradescope:
+            results = gradescope_results(report.learners[0], "\n".join(lines))
+            _write(
+                options.gradescope, json.dumps(results, indent=2) + "\n", "--gradescope"
+            )
+    else:
+        lines = class_lines(report, jobs)
+        if options.verbose:
+            for learner in report.learners:
+                if not learner.passed:
+                    lines += ["", *learner_lines(learner, settings.level, verbose=True)]
+    _emit(lines)
+    return 0 if report.passed else 1
+
+
+def _merge(argv: Sequence[str]) -> int:
+    options = _merge_parser().parse_args(argv)
+    _check_writable(options, ("json", "html", "junit"))
+    try:
+        parts = [(part, read_report(part, "part")) for part in options.parts]
+        report = merge(parts)
+    except SchemaError as error:
+        _usage_error(str(error))
+    _write_reports(options, report)
+    lines = class_lines(report)
+    if options.verbose:
+        for learner in report.learners:
+            if not learner.passed:
+                lines += [
+                    "",
+                    *learner_lines(learner, str(report.settings.get("level")), True),
+                ]
+    _emit(lines)
+    return 0 if report.passed else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns its exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    # A CI system cancelling the job sends SIGTERM: end the children too.
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
+    try:
+        if args and args[0] == "merge":
+            return _merge(args[1:])
+        return _judge(args)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit as exit_:
+        code = exit_.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -1,0 +1,322 @@
+"""Judge one learner: a scratch directory, a private bundle, one bounded child.
+
+Per learner, under the command's private work directory:
+
+    learner-XXXX/   the scratch directory, removed afterwards
+      bundle/       a private copy of everything that judges (see _bundle.py)
+      folder/NAME/  a copy of the learner's folder: the original is never written
+      cwd/          the child's working directory, with three decoy files
+      tmp/ home/    its TMPDIR and HOME
+    result-XXXX/    the result and progress files, outside the scratch directory
+
+The child gets an environment built from nothing (PATH, a UTF-8 locale,
+TMPDIR, HOME, PYTHONHASHSEED=0, PYTEST_DISABLE_PLUGIN_AUTOLOAD=1) and is
+started as `python -S -s -B`, so neither site-packages nor the user's
+environment reaches it. `-I` is not used because it would also ignore
+PYTHONHASHSEED, and the same folder must get the same verdicts twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from day7_verify._bundle import CHILD_SCRIPT, Manifest
+from day7_verify._discover import Learner
+from day7_verify._evidence import Untrusted, read_progress, read_result
+from day7_verify._report import LearnerVerdict
+from day7_verify._supervise import Finished, run_bounded
+from day7_verify._verdict import Limits, classify
+from strategies.target import DAY7_MODULES, LEVELS
+
+__all__ = [
+    "DEFAULT_MAX_OUTPUT",
+    "DEFAULT_MEMORY",
+    "DEFAULT_TIMEOUT",
+    "PROFILES",
+    "Settings",
+    "judge",
+]
+
+#: Seconds a learner may take. The course reference takes 12 s in a child on
+#: a quiet 2-core machine (bundle copy included); ten times that, and more
+#: again for a machine busy with other learners.
+DEFAULT_TIMEOUT = 180.0
+#: Address space of a child. A passing run peaks at 262 MiB of it at the
+#: course level (271 MiB at hardened): eight times that, rounded.
+DEFAULT_MEMORY = 2 << 30
+#: Bytes of a child's output kept (its first quarter and its last).
+DEFAULT_MAX_OUTPUT = 1 << 20
+#: Seconds the folder may take to import, before any test runs.
+LOAD_TIMEOUT = 30.0
+
+PROFILES: tuple[str, ...] = ("ci", "dev", "thorough")
+
+# A learner's folder is small source code; anything larger is not what the
+# command was pointed at.
+_MAX_FOLDER_FILES = 2_000
+_MAX_FOLDER_BYTES = 64 << 20
+_NOT_COPIED = frozenset({"__pycache__", ".git", ".hg", ".venv", "node_modules"})
+
+# Left in the child's working directory, where a checkout's own files would
+# be: code that rewrites or deletes what it finds there is seen doing so.
+DECOYS = {
+    "README.md": "# a scratch working directory of day7-verify\n",
+    "pyproject.toml": '[project]\nname = "decoy"\n',
+    "tox.ini": "[tox]\nenvlist = decoy\n",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How every learner of one run is judged."""
+
+    level: str = "course"
+    profile: str = "ci"
+    timeout: float = DEFAULT_TIMEOUT
+    memory: int = DEFAULT_MEMORY
+    max_output: int = DEFAULT_MAX_OUTPUT
+    load_timeout: float = LOAD_TIMEOUT
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"level {self.level!r} is not one of {', '.join(LEVELS)}")
+        if self.profile not in PROFILES:
+            raise ValueError(
+                f"profile {self.profile!r} is not one of {', '.join(PROFILES)}"
+            )
+        if not 0 < self.timeout < 1e6:
+            raise ValueError(f"a timeout must be positive seconds, got {self.timeout}")
+        if self.memory < 256 << 20:
+            raise ValueError(
+                f"a memory limit below 256 MiB cannot start Python: {self.memory}"
+            )
+        if self.max_output < 1024:
+            raise ValueError(
+                f"an output limit must be at least 1 KiB, got {self.max_output}"
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "profile": self.profile,
+            "timeout": self.timeout,
+            "memory_mib": self.memory >> 20,
+            "max_output_bytes": self.max_output,
+        }
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A verdict, and what judging it cost (not part of any report)."""
+
+    verdict: LearnerVerdict
+    copy_seconds: float
+    peak_rss_kib: int
+    vm_peak_kib: int = 0  # as the child said: measured, never trusted
+
+
+def judge(
+    learner: Learner,
+    settings: Settings,
+    manifest: Manifest,
+    workroot: Path,
+) -> Judged:
+    """Judge one learner in its own child; never raises for anything the learner did."""
+    clock = time.monotonic()
+    problem = _unloadable(learner.folder)
+    if problem is not None:
+        return Judged(
+            LearnerVerdict(learner.path, "error", time.monotonic() - clock, problem),
+            0.0,
+            0,
+        )
+    scratch = Path(tempfile.mkdtemp(prefix="learner-", dir=workroot))
+    private = Path(tempfile.mkdtemp(prefix="result-", dir=workroot))
+    try:
+        copied = time.monotonic()
+        manifest.copy_into(scratch / "bundle")
+        copy_seconds = time.monotonic() - copied
+        folder = scratch / "folder" / (learner.folder.resolve().name or "agent")
+        problem = _copy_folder(learner.folder, folder)
+        if problem is not None:
+            return Judged(
+                LearnerVerdict(
+                    learner.path, "error", time.monotonic() - clock, problem
+                ),
+                copy_seconds,
+                0,
+            )
+        cwd, tmp, home = scratch / "cwd", scratch / "tmp", scratch / "home"
+        for made in (cwd, tmp, home):
+            made.mkdir()
+        for name, text in DECOYS.items():
+            (cwd / name).write_text(text, encoding="utf-8")
+        token = secrets.token_hex(16)
+        result_path = private / f"{token}.json"
+        progress_path = private / f"{token}.progress"
+        nonce = secrets.token_hex(32)
+        config = {
+            "nonce": nonce,
+            "result": str(result_path),
+            "progress": str(progress_path),
+            "folder": str(folder),
+            "level": settings.level,
+            "profile": settings.profile,
+            "memory": settings.memory,
+            "timeout": settings.timeout,
+            "parent": os.getpid(),
+            "load_timeout": min(settings.load_timeout, settings.timeout),
+        }
+        finished = run_bounded(
+            [sys.executable, "-S", "-s", "-B", str(scratch / "bundle" / CHILD_SCRIPT)],
+            cwd=cwd,
+            env=_environment(tmp, home),
+            stdin_data=(json.dumps(config) + "\n").encode("utf-8"),
+            timeout=settings.timeout,
+            max_output=settings.max_output,
+        )
+        untrusted = None
+        try:
+            result = read_result(result_path, nonce)
+        except Untrusted as error:
+            result, untrusted = None, str(error)
+        clean = _Normaliser(folder, learner.path, scratch, tmp)
+        verdict = classify(
+            path=learner.path,
+            limits=Limits(settings.timeout, settings.memory),
+            finished=clean.finished(finished),
+            result=clean(result),
+            untrusted=untrusted,
+            progress=read_progress(progress_path),
+            seconds=time.monotonic() - clock,
+        )
+        said = (result or {}).get("vm_peak_kib")
+        vm_peak = said if isinstance(said, int) else 0
+        return Judged(verdict, copy_seconds, finished.peak_rss_kib, vm_peak)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _unloadable(folder: Path) -> str | None:
+    """Why `folder` cannot be a learner's agent folder, in one line; None if it can."""
+    if not folder.exists():
+        return "the folder cannot be loaded: it does not exist"
+    if not folder.is_dir():
+        return "the folder cannot be loaded: it is not a folder"
+    if not any((folder / f"{name}.py").is_file() for name in DAY7_MODULES):
+        names = ", ".join(f"{name}.py" for name in DAY7_MODULES)
+        return (
+            f"the folder cannot be loaded: it holds none of {names};"
+            " point at a course checkout or its src/tiny_llm/agent"
+        )
+    return None
+
+
+def _copy_folder(source: Path, target: Path) -> str | None:
+    """Copy the learner's folder (symlinks as links); None, or why it cannot be."""
+    files = 0
+    size = 0
+    pending = [(source, target)]
+    while pending:
+        here, there = pending.pop()
+        there.mkdir(parents=True)
+        try:
+            entries = list(os.scandir(here))
+        except OSError as error:
+            return (
+                f"the folder cannot be loaded: {here} cannot be read ({error.strerror})"
+            )
+        for entry in entries:
+            if entry.name in _NOT_COPIED:
+                continue
+            destination = there / entry.name
+            if entry.is_symlink():
+                os.symlink(os.readlink(entry.path), destination)
+            elif entry.is_dir():
+                pending.append((Path(entry.path), destination))
+            elif entry.is_file():
+                files += 1
+                size += entry.stat().st_size
+                if files > _MAX_FOLDER_FILES or size > _MAX_FOLDER_BYTES:
+                    return (
+                        "the folder cannot be loaded: it holds more than"
+                        f" {_MAX_FOLDER_FILES} files or {_MAX_FOLDER_BYTES >> 20} MiB;"
+                        " point at the agent folder itself"
+                    )
+                try:
+                    shutil.copyfile(entry.path, destination)
+                except OSError as error:
+                    return (
+                        f"the folder cannot be loaded: {entry.path}: {error.strerror}"
+                    )
+            # FIFOs, sockets and devices are not source code: left out.
+    return None
+
+
+def _environment(tmp: Path, home: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH") or os.defpath,
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "TMP": str(tmp),
+        "TEMP": str(tmp),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+    }
+
+
+def _literally(text: str) -> Callable[[re.Match[str]], str]:
+    # A function replacement: backslashes in a path are not escapes.
+    return lambda _: text
+
+
+class _Normaliser:
+    """Scratch paths in what a child said, rewritten to what a reader knows.
+
+    The copy of the folder becomes the learner's own path; a temporary
+    directory the suite made becomes `$TMPDIR/...`; anything else in the
+    scratch directory `$SCRATCH`. So the same folder judged twice reads the
+    same, and a learner reads its own path.
+    """
+
+    def __init__(self, folder: Path, path: str, scratch: Path, tmp: Path) -> None:
+        self._rules = [
+            (re.compile(re.escape(str(folder))), path),
+            (re.compile(re.escape(str(tmp)) + r"/[^/\s'\"]+"), "$TMPDIR/…"),
+            (re.compile(re.escape(str(tmp))), "$TMPDIR"),
+            (re.compile(re.escape(str(scratch))), "$SCRATCH"),
+        ]
+
+    def text(self, value: str) -> str:
+        for pattern, replacement in self._rules:
+            value = pattern.sub(_literally(replacement), value)
+        return value
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self(item) for key, item in value.items()}
+        return value
+
+    def finished(self, finished: Finished) -> Finished:
+        return replace(finished, output=self.text(finished.output))

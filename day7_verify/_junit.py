@@ -1,0 +1,91 @@
+"""The class as JUnit XML, for CI systems: a test suite per learner.
+
+Each invariant is a test case (its failure carries the lesson as text); an
+invariant skipped at the level, or never reached, is skipped; one that was
+running when the learner timed out, crashed or ran out of memory is an
+error. A learner that could not be judged at all (status `error`) has one
+test case, `load`, in error.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from typing import Any
+
+from day7_verify._report import ClassReport, LearnerVerdict, lesson_text
+
+__all__ = ["junit_xml"]
+
+# Characters XML 1.0 cannot hold at all; a learner's output may have them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_ERRORS = frozenset({"timeout", "crashed", "out-of-memory"})
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _suite(learner: LearnerVerdict) -> ET.Element:
+    suite = ET.Element("testsuite", name=_clean(learner.path))
+    suite.set("time", f"{learner.seconds:.3f}")
+    failures = errors = skipped = 0
+    cases: list[ET.Element] = []
+    if learner.status == "error":
+        case = ET.Element("testcase", classname=_clean(learner.path), name="load")
+        error = ET.SubElement(
+            case, "error", type="error", message=_clean(learner.detail)
+        )
+        error.text = _clean(learner.output_tail or learner.detail)
+        cases.append(case)
+        errors += 1
+    lessons: dict[str, list[Mapping[str, Any]]] = {}
+    for lesson in learner.lessons:
+        lessons.setdefault(str(lesson.get("invariant", "")), []).append(lesson)
+    for name, status in learner.invariants:
+        case = ET.Element("testcase", classname=_clean(learner.path), name=_clean(name))
+        text = "\n\n".join(lesson_text(lesson) for lesson in lessons.get(name, ()))
+        if status == "fail" or status == "incomplete":
+            headline = (
+                str(lessons[name][0].get("headline", "")) if name in lessons else status
+            )
+            node = ET.SubElement(case, "failure", type=status, message=_clean(headline))
+            node.text = _clean(text or status)
+            failures += 1
+        elif status in _ERRORS:
+            node = ET.SubElement(
+                case, "error", type=status, message=_clean(learner.detail)
+            )
+            node.text = _clean(text or learner.detail)
+            errors += 1
+        elif status in ("skip", "not-run"):
+            reason = "not judged at this level" if status == "skip" else "not reached"
+            ET.SubElement(case, "skipped", message=reason)
+            skipped += 1
+        cases.append(case)
+    suite.extend(cases)
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("skipped", str(skipped))
+    if learner.status in _ERRORS and learner.output_tail:
+        out = ET.SubElement(suite, "system-out")
+        out.text = _clean(learner.output_tail)
+    return suite
+
+
+def junit_xml(report: ClassReport) -> str:
+    """The report as a JUnit XML document."""
+    root = ET.Element("testsuites", name="day7-verify")
+    suites = [_suite(learner) for learner in report.learners]
+    root.extend(suites)
+    for total in ("tests", "failures", "errors", "skipped"):
+        root.set(total, str(sum(int(suite.get(total, "0")) for suite in suites)))
+    root.set("time", f"{report.seconds:.3f}")
+    ET.indent(root)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        + ET.tostring(root, encoding="unicode")
+        + "\n"
+    )

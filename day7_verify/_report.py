@@ -1,0 +1,372 @@
+"""The verdicts as data: one learner's, a class's, and their versioned JSON form.
+
+Everything the command writes (the terminal table, JSON, HTML, JUnit,
+Gradescope) is made from a `ClassReport`, and `merge` and `--baseline` read
+one back from JSON, so this module is the one place the schema lives. The
+schema is documented in docs/checking-a-class.md; a change that a reader of
+version 1 could misread gets a new version.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CHANGES",
+    "INVARIANT_STATUSES",
+    "SCHEMA",
+    "STATUSES",
+    "ClassReport",
+    "LearnerVerdict",
+    "SchemaError",
+    "lesson",
+    "lesson_text",
+    "read_report",
+    "tool_version",
+]
+
+#: The version of the JSON form; readers refuse any other.
+SCHEMA = "day7-verify/1"
+
+#: A learner's status, best first.
+STATUSES: tuple[str, ...] = (
+    "pass",
+    "fail",
+    "timeout",
+    "out-of-memory",
+    "crashed",
+    "error",
+)
+
+#: An invariant's status for one learner.
+INVARIANT_STATUSES: tuple[str, ...] = (
+    "pass",
+    "fail",
+    "skip",
+    "incomplete",
+    "not-run",
+    "timeout",
+    "crashed",
+    "out-of-memory",
+)
+
+#: What a baseline says about a learner or an invariant.
+CHANGES: tuple[str, ...] = (
+    "newly failing",
+    "fixed",
+    "still failing",
+    "still passing",
+    "new",
+)
+
+#: The fields of a lesson, all strings but `example` (a list of strings).
+LESSON_FIELDS: tuple[str, ...] = (
+    "invariant",
+    "topic",
+    "headline",
+    "world",
+    "expected",
+    "observed",
+    "hint",
+    "reproduce",
+    "test",
+    "example",
+)
+
+
+class SchemaError(Exception):
+    """A report that is not what this schema says; one line saying where."""
+
+
+def tool_version() -> str:
+    try:
+        return importlib.metadata.version("day7-verify")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+checkout"
+
+
+def lesson(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A lesson with every field, each of its type; unknown fields dropped."""
+    shaped: dict[str, Any] = {}
+    for name in LESSON_FIELDS:
+        value = fields.get(name)
+        if name == "example":
+            items = value if isinstance(value, list) else []
+            shaped[name] = [str(item) for item in items]
+        else:
+            shaped[name] = "" if value is None else str(value)
+    shaped["topic"] = shaped["topic"] or "day7"
+    return shaped
+
+
+def lesson_text(lesson: Mapping[str, Any]) -> str:
+    """A lesson as plain text: its headline, then each field it has."""
+    parts = [str(lesson.get("headline", ""))]
+    for label in ("world", "expected", "observed", "hint", "reproduce", "test"):
+        value = str(lesson.get(label, "")).strip()
+        if value:
+            parts.append(f"{label}:\n{value}" if "\n" in value else f"{label}: {value}")
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class LearnerVerdict:
+    """One learner's verdict: its status, each invariant's, and the lessons."""
+
+    path: str
+    status: str
+    seconds: float
+    detail: str
+    invariants: tuple[tuple[str, str], ...] = ()
+    lessons: tuple[Mapping[str, Any], ...] = ()
+    statements: Mapping[str, str] = field(default_factory=dict)
+    running: Mapping[str, str] | None = None
+    output_tail: str | None = None
+    baseline: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.path:
+            raise ValueError("a learner verdict needs a path")
+        if self.status not in STATUSES:
+            raise ValueError(
+                f"status {self.status!r} is not one of {', '.join(STATUSES)}"
+            )
+        if not math.isfinite(self.seconds) or self.seconds < 0:
+            raise ValueError(
+                f"seconds must be a finite number >= 0, got {self.seconds}"
+            )
+        if "\n" in self.detail:
+            raise ValueError("a verdict's detail is one line")
+        names = [name for name, _ in self.invariants]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.path}: an invariant is listed twice")
+        for name, status in self.invariants:
+            if status not in INVARIANT_STATUSES:
+                raise ValueError(f"{self.path}: invariant {name} has status {status!r}")
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+    def invariant_status(self, name: str) -> str | None:
+        return dict(self.invariants).get(name)
+
+    def counts(self) -> tuple[int, int]:
+        """(invariants that hold, invariants judged): skipped ones do not count."""
+        judged = [status for _, status in self.invariants if status != "skip"]
+        return sum(status == "pass" for status in judged), len(judged)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "path": self.path,
+            "status": self.status,
+            "seconds": round(self.seconds, 2),
+            "detail": self.detail,
+            "invariants": dict(self.invariants),
+            "lessons": [dict(item) for item in self.lessons],
+            "running": dict(self.running) if self.running else None,
+        }
+        if self.output_tail is not None:
+            data["output_tail"] = self.output_tail
+        if self.baseline is not None:
+            data["baseline"] = dict(self.baseline)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, statements: Mapping[str, str]) -> LearnerVerdict:
+        where = "a learner"
+        if not isinstance(data, dict):
+            raise SchemaError(f"{where} is not a JSON object")
+        path = data.get("path")
+        if not isinstance(path, str) or not path:
+            raise SchemaError(f'{where} has no "path" string')
+        where = f"learner {path}"
+        invariants = data.get("invariants")
+        if not isinstance(invariants, dict) or not all(
+            isinstance(value, str) for value in invariants.values()
+        ):
+            raise SchemaError(f'{where}: "invariants" is not an object of strings')
+        lessons = data.get("lessons")
+        if not isinstance(lessons, list) or not all(
+            isinstance(x, dict) for x in lessons
+        ):
+            raise SchemaError(f'{where}: "lessons" is not a list of objects')
+        seconds = data.get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise SchemaError(f'{where}: "seconds" is not a number')
+        running = data.get("running")
+        tail = data.get("output_tail")
+        baseline = data.get("baseline")
+        try:
+            return cls(
+                path=path,
+                status=str(data.get("status")),
+                seconds=float(seconds),
+                detail=str(data.get("detail", "")),
+                invariants=tuple(invariants.items()),
+                lessons=tuple(lesson(item) for item in lessons),
+                statements={n: statements.get(n, "") for n in invariants},
+                running=running if isinstance(running, dict) else None,
+                output_tail=tail if isinstance(tail, str) else None,
+                baseline=baseline if isinstance(baseline, dict) else None,
+            )
+        except ValueError as error:
+            raise SchemaError(f"{where}: {error}") from None
+
+
+@dataclass(frozen=True)
+class Shard:
+    """This report holds the learners at positions index-1, index-1+count, ..."""
+
+    index: int
+    count: int
+    learners: int  # in the whole class, before sharding
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.index <= self.count:
+            raise ValueError(f"shard {self.index}/{self.count}: need 1 <= I <= N")
+
+
+@dataclass(frozen=True)
+class ClassReport:
+    """Every learner judged by one run (or one shard), and how they were judged."""
+
+    settings: Mapping[str, Any]
+    learners: tuple[LearnerVerdict, ...]
+    seconds: float = 0.0
+    shard: Shard | None = None
+    tool: str = field(default_factory=tool_version)
+
+    def __post_init__(self) -> None:
+        paths = [learner.path for learner in self.learners]
+        if paths != sorted(paths):
+            raise ValueError("a report lists its learners sorted by path")
+        if len(set(paths)) != len(paths):
+            raise ValueError("a report names each learner once")
+
+    @property
+    def passed(self) -> bool:
+        return all(learner.passed for learner in self.learners)
+
+    def invariant_names(self) -> list[str]:
+        """Every invariant any learner has, in the suite's order (most basic first)."""
+        names: dict[str, None] = {}
+        for learner in self.learners:
+            for name, _ in learner.invariants:
+                names.setdefault(name, None)
+        return list(names)
+
+    def statements(self) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for learner in self.learners:
+            for name, text in learner.statements.items():
+                if text and name not in found:
+                    found[name] = text
+        return found
+
+    def summary(self) -> dict[str, int]:
+        counts = {status: 0 for status in STATUSES}
+        for learner in self.learners:
+            counts[learner.status] += 1
+        return {"learners": len(self.learners), **counts}
+
+    def to_json(self) -> dict[str, Any]:
+        statements = self.statements()
+        data: dict[str, Any] = {
+            "schema": SCHEMA,
+            "tool": {"name": "day7-verify", "version": self.tool},
+            "settings": dict(self.settings),
+            "summary": self.summary(),
+            "invariants": [
+                {"name": name, "statement": statements.get(name, "")}
+                for name in self.invariant_names()
+            ],
+            "learners": [learner.to_json() for learner in self.learners],
+            "seconds": round(self.seconds, 2),
+        }
+        if self.shard is not None:
+            data["shard"] = {
+                "index": self.shard.index,
+                "count": self.shard.count,
+                "learners": self.shard.learners,
+            }
+        return data
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, data: Any) -> ClassReport:
+        if not isinstance(data, dict):
+            raise SchemaError("the report is not a JSON object")
+        schema = data.get("schema")
+        if schema != SCHEMA:
+            raise SchemaError(f"schema {schema!r} is not {SCHEMA!r}")
+        settings = data.get("settings")
+        if not isinstance(settings, dict):
+            raise SchemaError('"settings" is not an object')
+        listed = data.get("invariants")
+        if not isinstance(listed, list):
+            raise SchemaError('"invariants" is not a list')
+        statements = {
+            str(item.get("name")): str(item.get("statement", ""))
+            for item in listed
+            if isinstance(item, dict)
+        }
+        learners = data.get("learners")
+        if not isinstance(learners, list):
+            raise SchemaError('"learners" is not a list')
+        verdicts = tuple(
+            LearnerVerdict.from_json(item, statements) for item in learners
+        )
+        shard = None
+        raw_shard = data.get("shard")
+        if raw_shard is not None:
+            try:
+                shard = Shard(
+                    int(raw_shard["index"]),
+                    int(raw_shard["count"]),
+                    int(raw_shard["learners"]),
+                )
+            except (TypeError, KeyError, ValueError) as error:
+                raise SchemaError(
+                    f'"shard" is not index/count/learners: {error}'
+                ) from None
+        tool = data.get("tool")
+        version = tool.get("version") if isinstance(tool, dict) else None
+        seconds = data.get("seconds", 0.0)
+        try:
+            return cls(
+                settings=settings,
+                learners=tuple(sorted(verdicts, key=lambda v: v.path)),
+                seconds=float(seconds) if isinstance(seconds, (int, float)) else 0.0,
+                shard=shard,
+                tool=str(version) if version else "unknown",
+            )
+        except ValueError as error:
+            raise SchemaError(str(error)) from None
+
+    def with_learners(self, learners: Sequence[LearnerVerdict]) -> ClassReport:
+        return replace(self, learners=tuple(sorted(learners, key=lambda v: v.path)))
+
+
+def read_report(path: str | Path, what: str) -> ClassReport:
+    """A report read back from JSON; SchemaError (one line naming `what`) otherwise."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise SchemaError(f"{what} {path}: {error.strerror or error}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise SchemaError(f"{what} {path}: not JSON ({error})") from None
+    try:
+        return ClassReport.from_json(data)
+    except SchemaError as error:
+        raise SchemaError(f"{what} {path}: {error}") from None

@@ -1,0 +1,246 @@
+"""What the command prints: one learner's verdict and lessons, or a class's table.
+
+For one learner the verdict comes first, then one line per invariant, then
+the lessons, most basic first: when the Day 1-6 names the judge needs are
+broken that is said once, first, instead of once per invariant it spoils;
+every other lesson once, with its reproduction snippet; no traceback.
+`verbose` adds what was expected and observed, Hypothesis's example and
+every lesson, and the last lines the child printed.
+
+For a class, a table of learner x invariant that stays readable with thirty
+invariants: one mark per invariant, numbered columns, and a legend.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from day7_verify._report import ClassReport, LearnerVerdict
+
+__all__ = ["MARKS", "class_lines", "learner_lines", "ordered_lessons"]
+
+#: One character per invariant status in the class table.
+MARKS: dict[str, str] = {
+    "pass": ".",
+    "fail": "x",
+    "skip": "-",
+    "not-run": "?",
+    "incomplete": "!",
+    "timeout": "T",
+    "crashed": "C",
+    "out-of-memory": "M",
+}
+#: With a baseline, these replace the mark of a changed invariant.
+CHANGE_MARKS: dict[str, str] = {"newly failing": "X", "fixed": "+"}
+
+_SUBSTRATE = "substrate"
+_INDENT = "   "
+
+
+def _status_word(status: str) -> str:
+    return status.upper()
+
+
+def ordered_lessons(
+    lessons: Sequence[Mapping[str, Any]],
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """(substrate lessons, the others): each (headline, world) once, in order.
+
+    The suite lists lessons most basic invariant first; that order is kept.
+    """
+    seen: set[tuple[str, str]] = set()
+    substrate: list[Mapping[str, Any]] = []
+    others: list[Mapping[str, Any]] = []
+    for lesson in lessons:
+        key = (str(lesson.get("headline", "")), str(lesson.get("world", "")))
+        if key in seen:
+            continue
+        seen.add(key)
+        (substrate if lesson.get("topic") == _SUBSTRATE else others).append(lesson)
+    return substrate, others
+
+
+def _block(label: str, text: str, indent: str = _INDENT) -> list[str]:
+    text = text.rstrip()
+    if not text:
+        return []
+    lines = text.splitlines()
+    if len(lines) == 1 and len(label) + len(lines[0]) < 90:
+        return [f"{indent}{label}: {lines[0]}"]
+    return [f"{indent}{label}:"] + [f"{indent}    {line}" for line in lines]
+
+
+def _lesson_lines(number: int, lesson: Mapping[str, Any], verbose: bool) -> list[str]:
+    invariant = str(lesson.get("invariant", ""))
+    headline = str(lesson.get("headline", "")).strip() or "(no headline)"
+    first, *rest = headline.splitlines()
+    lines = [f"{number}. {invariant + ': ' if invariant else ''}{first}"]
+    lines += [f"{_INDENT}{line}" for line in rest]
+    lines += _block("world", str(lesson.get("world", "")))
+    if verbose:
+        lines += _block("expected", str(lesson.get("expected", "")))
+        lines += _block("observed", str(lesson.get("observed", "")))
+    lines += _block("hint", str(lesson.get("hint", "")))
+    lines += _block("reproduce", str(lesson.get("reproduce", "")))
+    if verbose:
+        lines += _block("test", str(lesson.get("test", "")))
+        notes = [
+            n
+            for n in lesson.get("example", ())
+            if not str(n).startswith("Explanation:")
+        ]
+        lines += _block("example", "\n".join(str(n) for n in notes))
+    return lines
+
+
+def learner_lines(
+    verdict: LearnerVerdict, level: str, verbose: bool = False
+) -> list[str]:
+    """One learner's verdict as the terminal shows it, one string per line."""
+    holding, judged = verdict.counts()
+    lines = [
+        f"day7-verify: {_status_word(verdict.status)}  {verdict.path}:"
+        f" {verdict.detail} ({verdict.seconds:.1f} s)"
+    ]
+    skipped = [name for name, status in verdict.invariants if status == "skip"]
+    shown = [(name, status) for name, status in verdict.invariants if status != "skip"]
+    width = max((len(name) for name, _ in shown), default=0)
+    status_width = max((len(status) for _, status in shown), default=0)
+    if verdict.invariants:
+        lines.append("")
+    for name, status in shown:
+        statement = verdict.statements.get(name, "")
+        lines.append(
+            f"  {status.upper():<{status_width}}  {name:<{width}}  {statement}".rstrip()
+        )
+    if skipped:
+        lines.append(
+            f"  not judged at the {level} level: {', '.join(skipped)}"
+            + (" (--level hardened adds them)" if level == "course" else "")
+        )
+    lines += _lessons_section(verdict, verbose)
+    if verdict.output_tail and (verbose or verdict.status not in ("pass", "fail")):
+        lines += ["", "last lines it printed:"]
+        lines += [f"{_INDENT}{line}" for line in verdict.output_tail.splitlines()]
+    return lines
+
+
+def _lessons_section(verdict: LearnerVerdict, verbose: bool) -> list[str]:
+    substrate, others = ordered_lessons(verdict.lessons)
+    if not substrate and not others:
+        return []
+    lines = ["", "What to fix, most basic first:"]
+    number = 0
+    if substrate:
+        number += 1
+        spoiled = sorted(
+            {str(lesson.get("invariant", "")) for lesson in substrate} - {""}
+        )
+        first = substrate[0]
+        lines.append("")
+        lines.append(
+            f"{number}. The Day 1-6 names the judge needs are broken, so"
+            f" {len(spoiled)} invariant(s) could not be judged; fix these first."
+        )
+        lines += textwrap.wrap(
+            str(first.get("headline", "")),
+            88,
+            initial_indent=_INDENT,
+            subsequent_indent=_INDENT,
+        )
+        lines += _block("hint", str(first.get("hint", "")))
+        lines += _block("reproduce", str(first.get("reproduce", "")))
+        if verbose:
+            for lesson in substrate[1:]:
+                lines += textwrap.wrap(
+                    f"also: {lesson.get('invariant')}: {lesson.get('headline')}",
+                    88,
+                    initial_indent=_INDENT,
+                    subsequent_indent=_INDENT + "  ",
+                )
+    shown_for: set[str] = set()
+    held_back = 0
+    for lesson in others:
+        invariant = str(lesson.get("invariant", ""))
+        if not verbose and invariant in shown_for:
+            held_back += 1
+            continue
+        shown_for.add(invariant)
+        number += 1
+        lines.append("")
+        lines += _lesson_lines(number, lesson, verbose)
+    if held_back:
+        lines += [
+            "",
+            f"{held_back} more lesson(s) like these: --verbose shows every one.",
+        ]
+    return lines
+
+
+def _ellipsised(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
+
+
+def _cell(learner: LearnerVerdict, name: str) -> str:
+    status = learner.invariant_status(name)
+    if status is None:
+        return " "
+    if learner.baseline is not None:
+        change = learner.baseline.get("invariants", {}).get(name)
+        if change in CHANGE_MARKS:
+            return CHANGE_MARKS[change]
+    return MARKS.get(status, "?")
+
+
+def _grouped(marks: Sequence[str]) -> str:
+    return " ".join("".join(marks[i : i + 5]) for i in range(0, len(marks), 5))
+
+
+def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
+    """The class's table: learner x invariant, status and seconds, and a legend."""
+    names = report.invariant_names()
+    learners = report.learners
+    passed = sum(learner.passed for learner in learners)
+    settings = report.settings
+    how = f"{settings.get('level')} level, {settings.get('profile')} profile"
+    if jobs is not None:
+        how += f", {jobs} job(s)"
+    lines = [
+        f"day7-verify: {passed} of {len(learners)} learner(s) pass ({how},"
+        f" {report.seconds:.1f} s)",
+        "",
+    ]
+    with_baseline = any(learner.baseline is not None for learner in learners)
+    width = min(40, max([len("learner"), *(len(learner.path) for learner in learners)]))
+    change_width = 14 if with_baseline else 0
+    numbers = [str(index + 1) for index in range(len(names))]
+    header = f"{'learner':<{width}}  {'status':<13} {'seconds':>7}  "
+    if with_baseline:
+        header += f"{'change':<{change_width}}  "
+    if any(len(number) > 1 for number in numbers):
+        tens = [number[-2] if len(number) > 1 else " " for number in numbers]
+        lines.append(" " * len(header) + _grouped(tens))
+    lines.append((header + _grouped([number[-1] for number in numbers])).rstrip())
+    for learner in learners:
+        row = (
+            f"{_ellipsised(learner.path, width):<{width}}  {learner.status:<13}"
+            f" {learner.seconds:>7.1f}  "
+        )
+        if with_baseline:
+            change = (learner.baseline or {}).get("change", "")
+            row += f"{change:<{change_width}}  "
+        row += _grouped([_cell(learner, name) for name in names])
+        lines.append(row.rstrip())
+    if names:
+        lines.append("")
+        legend = "  ".join(
+            f"{number} {name}" for number, name in zip(numbers, names, strict=True)
+        )
+        lines += textwrap.wrap(f"invariants: {legend}", 100, subsequent_indent="  ")
+        marks = "  ".join(f"{mark} {status}" for status, mark in MARKS.items())
+        if with_baseline:
+            marks += "  X newly failing  + fixed"
+        lines += textwrap.wrap(f"marks: {marks}", 100, subsequent_indent="  ")
+    return lines

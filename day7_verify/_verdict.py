@@ -1,0 +1,385 @@
+"""From what happened to a child to one learner's verdict: pure functions.
+
+The rules, in order:
+
+- a trustworthy result that says the folder could not be imported: `error`;
+- the command's clock ran out (and no complete result came first): `timeout`;
+- a MemoryError reached the judge, or the process died saying it was out of
+  memory: `out-of-memory`;
+- a trustworthy result whose selection of tests did not all run to their
+  end, no result, or a result that cannot be trusted: `crashed` (`error` when
+  it happened while the folder was being imported);
+- the folder's code changed files around it (the working directory, HOME):
+  `fail`, whatever the invariants said;
+- otherwise the suite's own verdict: `pass` only when it says PASS, every
+  collected test finished, pytest exited 0 and at least one invariant counted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from day7_verify._evidence import Progress
+from day7_verify._report import LearnerVerdict, lesson
+from day7_verify._supervise import Finished
+
+__all__ = ["OUTSIDE_WRITES", "Limits", "classify", "output_tail"]
+
+#: The command's own invariant, judged around the suite's.
+OUTSIDE_WRITES = "writes-nothing-outside"
+OUTSIDE_WRITES_STATEMENT = (
+    "Judging the folder changes no file outside the workspaces it is given:"
+    " not the working directory, HOME, its own folder or the judge's files."
+)
+
+_SUITE_STATUSES = {
+    "PASS": "pass",
+    "FAIL": "fail",
+    "SKIP": "skip",
+    "INCOMPLETE": "incomplete",
+}
+_MEMORY_WORDS = re.compile(
+    r"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory"
+)
+_TAIL_LINES = 20
+_TAIL_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds a learner was judged within, as its verdict words them."""
+
+    timeout: float
+    memory: int  # bytes
+
+
+def output_tail(output: str) -> str:
+    """The last complete lines of what the child printed (at most 20, 2,000 chars)."""
+    lines = output.splitlines()
+    if output and not output.endswith("\n") and len(lines) > 1:
+        lines = lines[:-1]  # cut where the clock stopped it: not a line it finished
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines[-_TAIL_LINES:]):
+        size += len(line) + 1
+        if size > _TAIL_CHARS:
+            break
+        kept.append(line)
+    return "\n".join(reversed(kept))
+
+
+def classify(
+    *,
+    path: str,
+    limits: Limits,
+    finished: Finished,
+    result: Mapping[str, Any] | None,
+    untrusted: str | None,
+    progress: Progress,
+    seconds: float,
+) -> LearnerVerdict:
+    """One learner's verdict from everything known about its child."""
+    base: dict[str, Any] = {"path": path, "seconds": seconds}
+    tail = output_tail(finished.output)
+    if result is not None and result.get("load_error"):
+        return LearnerVerdict(
+            status="error",
+            detail=_one_line(f"the folder cannot be loaded: {result['load_error']}"),
+            output_tail=tail,
+            **base,
+        )
+    complete = result is not None and result.get("complete") is True
+    memory = result.get("memory_error") if result is not None else None
+    if not memory and progress.memory_error is not None and not complete:
+        memory = {
+            "test": progress.memory_error,
+            "invariant": progress.invariant_of(progress.memory_error),
+        }
+    if memory or (not complete and _MEMORY_WORDS.search(finished.output)):
+        running = "timeout" if finished.timed_out else "crashed"
+        return _out_of_memory(result, memory, limits, progress, running, tail, base)
+    if finished.timed_out and not complete:
+        return _stopped(
+            "timeout",
+            f"did not finish within {limits.timeout:g} s",
+            "hang",
+            "a call into the folder never returned in time: look for a loop that"
+            " does not end, or a read or wait that never comes back, in the code"
+            " this test calls",
+            progress,
+            tail,
+            base,
+        )
+    if result is None or not complete:
+        return _crashed(result, untrusted, finished, progress, tail, base)
+    return _judged(result, base)
+
+
+def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
+    summary = result.get("summary") or {}
+    invariants, statements = _suite_invariants(summary)
+    lessons = _lessons(summary)
+    writes = result.get("outside_writes")
+    invariants.append((OUTSIDE_WRITES, "fail" if writes else "pass"))
+    statements[OUTSIDE_WRITES] = OUTSIDE_WRITES_STATEMENT
+    if writes:
+        lessons.append(_outside_lesson(writes))
+    judged = [(n, s) for n, s in invariants if s != "skip"]
+    holding = sum(s == "pass" for _, s in judged)
+    verdict = summary.get("verification")
+    if (
+        verdict == "PASS"
+        and not writes
+        and result.get("exit_code") == 0
+        and len(judged) > 1
+    ):
+        status, detail = "pass", f"all {len(judged)} invariants hold"
+    elif verdict in ("PASS", "FAIL", "INCOMPLETE"):
+        status, detail = "fail", f"{holding} of {len(judged)} invariants hold"
+        if verdict == "PASS" and not writes:
+            detail += f" (but pytest exited {result.get('exit_code')})"
+    else:
+        status, detail = (
+            "crashed",
+            f"the suite judged nothing (verification {verdict!r})",
+        )
+    return LearnerVerdict(
+        status=status,
+        detail=detail,
+        invariants=tuple(invariants),
+        lessons=tuple(lessons),
+        statements=statements,
+        **base,
+    )
+
+
+def _suite_invariants(
+    summary: Mapping[str, Any],
+) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    invariants: list[tuple[str, str]] = []
+    statements: dict[str, str] = {}
+    seen: set[str] = set()
+    for item in summary.get("invariants", ()):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            continue
+        name = item["name"]
+        if name in seen or name == OUTSIDE_WRITES:
+            continue
+        seen.add(name)
+        invariants.append(
+            (name, _SUITE_STATUSES.get(str(item.get("status")), "incomplete"))
+        )
+        statements[name] = str(item.get("statement", ""))
+    return invariants, statements
+
+
+def _lessons(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The suite's lessons, each (invariant, headline, world) once, in its order."""
+    kept: list[dict[str, Any]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for item in summary.get("lessons", ()):
+        if not isinstance(item, dict):
+            continue
+        shaped = lesson(item)
+        key = (shaped["invariant"], shaped["headline"], shaped["world"])
+        if key not in seen:
+            seen.add(key)
+            kept.append(shaped)
+    return kept
+
+
+def _outside_lesson(writes: Mapping[str, Any]) -> dict[str, Any]:
+    test = str(writes.get("test") or "")
+    changes = [str(c) for c in writes.get("changes", ()) if isinstance(c, str)]
+    if test:
+        when = f"while {test} ran"
+    elif writes.get("when") == "import":
+        when = "while the folder was imported"
+    else:
+        when = "during the run"
+    return lesson(
+        {
+            "invariant": OUTSIDE_WRITES,
+            "topic": "day7",
+            "headline": f"{when}, the folder's code changed files around it: "
+            + "; ".join(changes[:3])
+            + (f"; and {len(changes) - 3} more" if len(changes) > 3 else ""),
+            "world": "the judge runs in a scratch working directory holding"
+            " README.md, pyproject.toml and tox.ini, with an empty HOME, on a"
+            " private copy of the folder and of the suite",
+            "expected": "no file created, changed or deleted outside the workspace",
+            "observed": "; ".join(changes),
+            "hint": "evaluation is read-only: it reads the workspace and the receipt"
+            " log and writes nothing, there or anywhere else (not the current"
+            " directory, not next to its own modules)",
+            "test": test,
+        }
+    )
+
+
+def _progress_invariants(
+    progress: Progress, running_status: str
+) -> tuple[tuple[tuple[str, str], ...], dict[str, str] | None]:
+    """Each collected invariant's status as far as the child got; and what ran last."""
+    running = progress.running
+    by_invariant: dict[str, list[str]] = {}
+    for nodeid, invariant in progress.collected:
+        by_invariant.setdefault(invariant, []).append(nodeid)
+    statuses: list[tuple[str, str]] = []
+    for invariant, nodeids in by_invariant.items():
+        outcomes = [progress.outcomes.get(n) for n in nodeids]
+        if running in nodeids:
+            status = running_status
+        elif "failed" in outcomes:
+            status = "fail"
+        elif not all(n in progress.done for n in nodeids):
+            status = "not-run"
+        elif all(o == "skipped" for o in outcomes):
+            status = "skip"
+        else:
+            status = "pass"
+        statuses.append((invariant, status))
+    where = None
+    if running is not None:
+        where = {"test": running, "invariant": progress.invariant_of(running)}
+    return tuple(statuses), where
+
+
+def _where(progress: Progress, running: Mapping[str, str] | None) -> str:
+    if running is not None:
+        invariant = (
+            f" (invariant {running['invariant']})" if running["invariant"] else ""
+        )
+        return f" while running {running['test']}{invariant}"
+    if progress.phase == "load":
+        return " while importing the folder"
+    if progress.phase in ("suite", ""):
+        return " while the suite was starting"
+    return " between tests"
+
+
+def _stopped(
+    status: str,
+    what: str,
+    topic: str,
+    hint: str,
+    progress: Progress,
+    tail: str,
+    base: dict[str, Any],
+    result: Mapping[str, Any] | None = None,
+) -> LearnerVerdict:
+    invariants, running = _progress_invariants(progress, status)
+    headline = what + _where(progress, running)
+    lessons = _lessons((result or {}).get("summary") or {})
+    stop = lesson(
+        {
+            "invariant": running["invariant"] if running else "",
+            "topic": topic,
+            "headline": headline,
+            "hint": hint,
+            "test": running["test"] if running else "",
+        }
+    )
+    return LearnerVerdict(
+        status=status,
+        detail=_one_line(headline),
+        invariants=invariants,
+        lessons=(stop, *lessons),
+        running=running,
+        output_tail=tail,
+        **base,
+    )
+
+
+def _out_of_memory(
+    result: Mapping[str, Any] | None,
+    memory: Any,
+    limits: Limits,
+    progress: Progress,
+    running_status: str,
+    tail: str,
+    base: dict[str, Any],
+) -> LearnerVerdict:
+    what = f"ran out of memory (the limit is {limits.memory >> 20} MiB)"
+    hint = (
+        "something the judge called allocated without bound: a list or string"
+        " that grows for ever, or a whole huge file read into memory"
+    )
+    if isinstance(memory, dict) and isinstance(memory.get("test"), str):
+        # The suite carried on after the MemoryError: say where it happened.
+        statements: dict[str, str] = {}
+        invariants: Sequence[tuple[str, str]]
+        if result is not None and result.get("complete") is True:
+            invariants, statements = _suite_invariants(result.get("summary") or {})
+        else:
+            invariants, _ = _progress_invariants(progress, running_status)
+        where = {"test": memory["test"], "invariant": str(memory.get("invariant", ""))}
+        marked = tuple(
+            (name, "out-of-memory" if name == where["invariant"] else status)
+            for name, status in invariants
+        )
+        headline = what + _where(progress, where)
+        if running_status == "timeout" and (result or {}).get("complete") is not True:
+            headline += f"; then the run did not finish within {limits.timeout:g} s"
+        stop = lesson(
+            {
+                "invariant": where["invariant"],
+                "topic": "memory",
+                "headline": headline,
+                "hint": hint,
+                "test": where["test"],
+            }
+        )
+        lessons = _lessons((result or {}).get("summary") or {})
+        return LearnerVerdict(
+            status="out-of-memory",
+            detail=_one_line(headline),
+            invariants=marked,
+            lessons=(stop, *lessons),
+            statements=statements,
+            running=where,
+            output_tail=tail,
+            **base,
+        )
+    return _stopped("out-of-memory", what, "memory", hint, progress, tail, base, result)
+
+
+def _crashed(
+    result: Mapping[str, Any] | None,
+    untrusted: str | None,
+    finished: Finished,
+    progress: Progress,
+    tail: str,
+    base: dict[str, Any],
+) -> LearnerVerdict:
+    if untrusted is not None:
+        what = f"its result cannot be trusted ({untrusted})"
+    elif result is not None:
+        what = f"the run stopped early: {result.get('stopped') or 'not every test ran'}"
+    elif finished.signal_name is not None:
+        what = f"the process was killed by {finished.signal_name}"
+    else:
+        what = f"the process exited with status {finished.returncode} without a result"
+    hint = (
+        "something in the folder ended or interrupted the judge's process"
+        " (os._exit, sys.exit or KeyboardInterrupt escaping, a signal):"
+        " evaluation must return a report, whatever it is given"
+    )
+    if progress.phase == "load" and result is None:
+        return LearnerVerdict(
+            status="error",
+            detail=_one_line(
+                f"the folder cannot be loaded: importing it ended the"
+                f" process ({what.removeprefix('the process ')})"
+            ),
+            output_tail=tail,
+            **base,
+        )
+    return _stopped("crashed", what, "crash", hint, progress, tail, base, result)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,86 @@
+"""Learner folders for the command's tests: the bundled evaluator, with code planted.
+
+A learner folder here is a copy of the bundled `evaluator/` package (its
+modules load through --impl-path like a course folder's) with one piece of
+code planted at the top of `evaluate_run`, or at the top of `evaluation.py`
+for the ways a folder fails to load. No course code is copied.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EVALUATOR = ROOT / "evaluator"
+
+_EVALUATE_RUN_BODY = (
+    '    """Check ``run`` against ``case``: final, files, results, receipts,'
+    ' in order."""\n'
+)
+
+#: Code planted at the top of evaluate_run's body, by the behaviour it gives.
+IN_EVALUATE_RUN: dict[str, str] = {
+    # An unfinished learner: every invariant fails, fast.
+    "returns-none": "    return None\n",
+    "loops-for-ever": "    while True:\n        pass\n",
+    "exits": "    import os\n    os._exit(0)\n",
+    "sys-exit": "    import sys\n    sys.exit(0)\n",
+    "interrupts": "    raise KeyboardInterrupt\n",
+    "eats-memory": "    hog = [bytearray(1 << 20) for _ in range(1 << 16)]\n",
+    "prints-for-ever": "    while True:\n        print('spam, spam, eggs and spam')\n",
+    "kills-itself": "    import os, signal\n    os.kill(os.getpid(), signal.SIGSEGV)\n",
+    # The working directory, as a learner's code finds it: a checkout's root.
+    "rewrites-cwd": (
+        "    import pathlib\n"
+        "    here = pathlib.Path.cwd()\n"
+        "    (here / 'pyproject.toml').write_text('[project]\\nname = \"owned\"\\n')\n"
+        "    (here / 'tox.ini').write_text('[tox]\\n')\n"
+        "    (here / 'README.md').unlink(missing_ok=True)\n"
+    ),
+    # The judge, as a learner's code finds it: through sys.modules.
+    "rewrites-judge": (
+        "    import pathlib, sys\n"
+        "    for name in ('strategies', 'pytest', '_pytest', 'hypothesis'):\n"
+        "        module = sys.modules.get(name)\n"
+        "        if module is None or not getattr(module, '__file__', None):\n"
+        "            continue\n"
+        "        home = pathlib.Path(module.__file__).parent\n"
+        "        (home / 'OWNED').write_text('owned')\n"
+        "        for victim in sorted(home.glob('*.py'))[:3]:\n"
+        "            victim.write_text('raise SystemExit(0)\\n')\n"
+        "    for module in list(sys.modules.values()):\n"
+        "        path = getattr(module, '__file__', None) or ''\n"
+        "        if path.endswith('conftest.py'):\n"
+        "            pathlib.Path(path).write_text('')\n"
+    ),
+}
+
+#: Code planted at the top of evaluation.py: the folder cannot be loaded.
+AT_IMPORT: dict[str, str] = {
+    "import-fails": "raise ImportError('a learner typo')\n",
+    "import-exits": "import os\nos._exit(3)\n",
+}
+
+
+def learner_folder(parent: Path, name: str, *plants: str) -> Path:
+    """A copy of the bundled evaluator at parent/name, with `plants` planted."""
+    folder = parent / name
+    shutil.copytree(EVALUATOR, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    module = folder / "evaluation.py"
+    source = module.read_text(encoding="utf-8")
+    if source.count(_EVALUATE_RUN_BODY) != 1:
+        raise AssertionError("evaluate_run's docstring moved: update _command_learners")
+    # Each goes first in evaluate_run's body: plant the last one first, so
+    # they run in the order given.
+    for plant in reversed(plants):
+        if plant in IN_EVALUATE_RUN:
+            source = source.replace(
+                _EVALUATE_RUN_BODY, _EVALUATE_RUN_BODY + IN_EVALUATE_RUN[plant]
+            )
+        elif plant in AT_IMPORT:
+            source = AT_IMPORT[plant] + source
+        else:
+            raise KeyError(f"no planted behaviour named {plant}")
+    module.write_text(source, encoding="utf-8")
+    return folder

@@ -1,0 +1,477 @@
+"""The command end to end: real children judging hostile learner folders.
+
+Each learner is a copy of the bundled evaluator with code planted in
+`evaluate_run` (tests/bundled/_command_learners.py). The command runs as a
+learner or teacher runs it, `python -m day7_verify ...` from the root of a
+checkout: here a copy of this repository's suite, so the test can prove that
+nothing a learner does reaches it, whatever the other helpers of a shared
+work tree are doing.
+
+Kept few and short because each starts real children: a hostile class
+(every status, bounded time, files unchanged), a small class judged whole
+and in two shards (merged equals whole), one learner alone, the command
+stopped from outside, and usage errors. Marked `children`: the coverage run,
+which measures the bundled evaluator, leaves them out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _command_learners import ROOT, learner_folder
+from _command_schema import report_problems
+
+from day7_verify._bundle import manifest
+
+pytestmark = pytest.mark.children
+
+# What a checkout holds that judges, and what a hostile learner would aim at.
+_CHECKOUT = (
+    "day7_verify",
+    "strategies",
+    "evaluator",
+    "tests/conftest.py",
+    "tests/invariants",
+    "pyproject.toml",
+    "tox.ini",
+    "README.md",
+)
+
+
+def _digest_tree(paths: list[Path]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for top in paths:
+        files = (
+            [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file())
+        )
+        for path in files:
+            if "__pycache__" in path.parts:
+                continue
+            found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of this checkout's suite, the command's working directory."""
+    root = tmp_path_factory.mktemp("checkout")
+    for name in _CHECKOUT:
+        source = ROOT / name
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(
+                source, target, ignore=shutil.ignore_patterns("__pycache__")
+            )
+        else:
+            shutil.copy2(source, target)
+    return root
+
+
+def _command(
+    checkout: Path, *args: str, timeout: float = 600
+) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    environment.pop("PYTHONPATH", None)
+    return subprocess.run(
+        [sys.executable, "-m", "day7_verify", *args],
+        cwd=checkout,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def _statuses(report: dict) -> dict[str, str]:
+    return {
+        Path(learner["path"]).name: learner["status"] for learner in report["learners"]
+    }
+
+
+# --- a hostile class --------------------------------------------------------
+
+HOSTILE = {
+    "clean": (),
+    # Failing fast besides: the point is the writes, not a second full run.
+    "rewrites": ("rewrites-cwd", "rewrites-judge", "returns-none"),
+}
+# Judged with a short clock, which must stop it. (An endless print is the
+# same hang; capping what it prints is tested in test_command_supervise.py.)
+HANGS = {
+    "loops-for-ever": ("loops-for-ever",),
+}
+# Judged with a long clock, which none of them may need.
+CRASHES = {
+    "exits": ("exits",),
+    "kills-itself": ("kills-itself",),
+    "eats-memory": ("eats-memory",),
+    "import-exits": ("import-exits",),
+}
+
+
+@pytest.fixture(scope="module")
+def hostile_run(
+    checkout: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict]:
+    """The hostile learners judged, and every file that judges them before and after."""
+    cohort = tmp_path_factory.mktemp("hostile")
+    for name, plants in HOSTILE.items():
+        learner_folder(cohort, name, *plants)
+    sources = [source for source, _ in manifest().files]
+    watched = [checkout, cohort, *sources]
+    before = _digest_tree(watched)
+    out = tmp_path_factory.mktemp("reports")
+    started = time.monotonic()
+    finished = _command(
+        checkout,
+        "--cohort",
+        str(cohort),
+        "--jobs",
+        "2",
+        "--timeout",
+        "300",
+        "--json",
+        str(out / "class.json"),
+        "--html",
+        str(out / "class.html"),
+        "--junit",
+        str(out / "class.xml"),
+    )
+    seconds = time.monotonic() - started
+    yield {
+        "finished": finished,
+        "seconds": seconds,
+        "report": json.loads((out / "class.json").read_text()),
+        "junit": (out / "class.xml").read_text(),
+        "html": (out / "class.html").read_text(),
+        "changed": sorted(
+            path
+            for path, digest in _digest_tree(watched).items()
+            if before.get(path) != digest
+        )
+        + sorted(set(before) - set(_digest_tree(watched))),
+    }
+
+
+def test_a_clean_folder_passes_and_one_that_rewrites_its_surroundings_fails(
+    hostile_run,
+):
+    """The honest verdicts: pass for the clean copy, fail for the one that writes."""
+    report = hostile_run["report"]
+    assert _statuses(report) == {"clean": "pass", "rewrites": "fail"}, hostile_run[
+        "finished"
+    ].stderr
+    assert hostile_run["finished"].returncode == 1
+    rewrites = next(x for x in report["learners"] if x["path"].endswith("rewrites"))
+    assert rewrites["invariants"]["writes-nothing-outside"] == "fail"
+    changed = " ".join(rewrites["lessons"][-1]["observed"].split())
+    assert "the working directory: deleted README.md" in changed
+    assert "the judge's files" in changed
+
+
+def test_nothing_that_judges_or_is_judged_changed(hostile_run):
+    """The checkout, the installed packages, the learners' folders: byte-identical."""
+    assert hostile_run["changed"] == []
+
+
+def test_the_reports_are_readable(hostile_run):
+    report = hostile_run["report"]
+    assert report_problems(report) == []
+    assert report["summary"] == {
+        "learners": 2,
+        "pass": 1,
+        "fail": 1,
+        "timeout": 0,
+        "out-of-memory": 0,
+        "crashed": 0,
+        "error": 0,
+    }
+    root = ET.fromstring(hostile_run["junit"])
+    assert len(root.findall("testsuite")) == 2
+    assert "<script>" in hostile_run["html"] and "rewrites" in hostile_run["html"]
+    table = hostile_run["finished"].stdout
+    assert table.startswith("day7-verify: 1 of 2 learner(s) pass")
+    assert "Traceback" not in table + hostile_run["finished"].stderr
+
+
+def _judge_cohort(checkout: Path, cohort: Path, out: Path, *options: str) -> dict:
+    started = time.monotonic()
+    finished = _command(
+        checkout, "--cohort", str(cohort), "--jobs", "2", "--json", str(out), *options
+    )
+    return {
+        "finished": finished,
+        "seconds": time.monotonic() - started,
+        "report": json.loads(out.read_text()),
+    }
+
+
+@pytest.fixture(scope="module")
+def hang_run(checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    hangs = tmp_path_factory.mktemp("hangs")
+    for name, plants in HANGS.items():
+        learner_folder(hangs, name, *plants)
+    crashes = tmp_path_factory.mktemp("crashes")
+    for name, plants in CRASHES.items():
+        learner_folder(crashes, name, *plants)
+    out = tmp_path_factory.mktemp("hang-reports")
+    return {
+        # Long enough to reach evaluate_run on a busy machine, where each hangs.
+        "hangs": _judge_cohort(checkout, hangs, out / "hangs.json", "--timeout", "20"),
+        "crashes": _judge_cohort(
+            checkout,
+            crashes,
+            out / "crashes.json",
+            "--timeout",
+            "120",
+            "--memory",
+            "700M",
+        ),
+    }
+
+
+def test_every_misbehaviour_gets_its_status_in_bounded_time(hang_run):
+    """Loop, endless print, exit, signal, memory, exit at import: never a pass."""
+    hangs, crashes = hang_run["hangs"], hang_run["crashes"]
+    assert _statuses(hangs["report"]) == {"loops-for-ever": "timeout"}, hangs[
+        "finished"
+    ].stderr
+    assert _statuses(crashes["report"]) == {
+        "exits": "crashed",
+        "kills-itself": "crashed",
+        "eats-memory": "out-of-memory",
+        "import-exits": "error",
+    }, crashes["finished"].stderr
+    for run in (hangs, crashes):
+        assert run["finished"].returncode == 1
+        assert report_problems(run["report"]) == []
+    # Stopped by the clock (20 s) with little delay.
+    assert hangs["seconds"] < 45
+    for learner in hangs["report"]["learners"]:
+        assert learner["seconds"] < 30, learner
+
+
+def test_a_crash_says_what_was_running_and_a_timeout_where_it_hung(hang_run):
+    learners = {
+        Path(x["path"]).name: x
+        for run in hang_run.values()
+        for x in run["report"]["learners"]
+    }
+    exits = learners["exits"]
+    assert exits["running"]["test"].startswith("invariants/")
+    assert "status 0" in exits["detail"]
+    assert "SIGSEGV" in learners["kills-itself"]["detail"]
+    loops = learners["loops-for-ever"]
+    assert loops["invariants"][loops["running"]["invariant"]] == "timeout"
+    assert learners["import-exits"]["detail"].startswith("the folder cannot be loaded")
+    assert "out of memory (the limit is 700 MiB)" in learners["eats-memory"]["detail"]
+
+
+# --- a class judged whole and in shards -------------------------------------
+
+SMALL_CLASS = {
+    "returns-none": ("returns-none",),
+    "exits": ("exits",),
+    "interrupts": ("interrupts",),
+    "import-fails": ("import-fails",),
+}
+
+
+def _without_timings(report: dict) -> dict:
+    report = {
+        key: value for key, value in report.items() if key not in ("seconds", "shard")
+    }
+    report["learners"] = [
+        {k: v for k, v in learner.items() if k != "seconds"}
+        for learner in report["learners"]
+    ]
+    return report
+
+
+def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
+    """Two shards judged apart and merged give the unsharded report, timings aside.
+
+    Every learner is judged twice here (whole, then in its shard), so this is
+    also the check that the same folder gets the same verdicts twice.
+    """
+    cohort = tmp_path / "class"
+    for name, plants in SMALL_CLASS.items():
+        learner_folder(cohort, name, *plants)
+    whole = tmp_path / "whole.json"
+    run = _command(
+        checkout,
+        "--cohort",
+        str(cohort),
+        "--jobs",
+        "2",
+        "--json",
+        str(whole),
+        "--timeout",
+        "120",
+    )
+    assert run.returncode == 1, run.stderr
+    statuses = _statuses(json.loads(whole.read_text()))
+    # A KeyboardInterrupt from evaluate_run either stops the run (crashed) or,
+    # where the suite bounds each call into the target, fails its invariants.
+    assert statuses.pop("interrupts") in ("crashed", "fail")
+    assert statuses == {
+        "returns-none": "fail",
+        "exits": "crashed",
+        "import-fails": "error",
+    }
+    parts = []
+    for index in (1, 2):
+        part = tmp_path / f"part{index}.json"
+        run = _command(
+            checkout,
+            "--cohort",
+            str(cohort),
+            "--shard",
+            f"{index}/2",
+            "--json",
+            str(part),
+            "--timeout",
+            "120",
+        )
+        assert run.returncode == 1, run.stderr
+        parts.append(str(part))
+        assert len(json.loads(part.read_text())["learners"]) == 2
+    merged = tmp_path / "merged.json"
+    run = _command(
+        checkout,
+        "merge",
+        *parts,
+        "--json",
+        str(merged),
+        "--html",
+        str(tmp_path / "merged.html"),
+    )
+    assert run.returncode == 1, run.stderr
+    assert _without_timings(json.loads(merged.read_text())) == _without_timings(
+        json.loads(whole.read_text())
+    )
+    again = _command(checkout, "merge", parts[0], "--json", str(tmp_path / "x.json"))
+    assert again.returncode == 2 and again.stderr.count("\n") == 1
+    assert "shard 2/2 is missing" in again.stderr
+
+
+def test_one_learner_reads_its_verdict_first_and_no_traceback(checkout, tmp_path):
+    folder = learner_folder(tmp_path, "agent", "sys-exit")
+    run = _command(checkout, str(folder), "--timeout", "120")
+    assert run.returncode == 1, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(f"day7-verify: FAIL  {folder}: ")
+    assert "invariants hold" in lines[0]
+    assert "What to fix, most basic first:" in run.stdout
+    assert "SystemExit" in run.stdout
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+# --- the command stopped from outside ---------------------------------------
+
+
+def _judges_running(scratch: Path) -> list[int]:
+    """Live processes running a child script from under `scratch`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if str(scratch) in command and "day7_child.py" in command and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _until(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
+def test_a_stopped_command_leaves_no_judge_running(checkout, tmp_path, how):
+    """Cancelled (TERM) or killed (KILL), the command takes its children with it."""
+    folder = learner_folder(tmp_path, "agent", "loops-for-ever")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "day7_verify",
+            str(folder),
+            "--timeout",
+            "600",
+            "--scratch",
+            str(scratch),
+        ],
+        cwd=checkout,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert _until(lambda: _judges_running(scratch), 60), "no child started"
+        process.send_signal(how)
+        process.wait(timeout=30)
+        assert _until(lambda: not _judges_running(scratch), 10), _judges_running(
+            scratch
+        )
+    finally:
+        process.kill()
+        process.wait()
+        for leader in _judges_running(scratch):  # each child leads its own group
+            os.killpg(leader, signal.SIGKILL)
+    if how == signal.SIGTERM:
+        assert process.returncode == 130
+        assert "interrupted" in process.stderr.read()
+        assert list(scratch.iterdir()) == []  # and it cleaned up after itself
+
+
+# --- usage errors -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        ((), "name at least one PATH"),
+        (("/no/such/folder",), "no such file or directory"),
+        (("--shard", "3/2", "."), "--shard 3/2"),
+        (("--memory", "lots", "."), "not a size"),
+        (("--json", "/no/such/dir/x.json", "."), "no directory"),
+        (("--baseline", "/no/such.json", "."), "--baseline"),
+        (("merge", "/no/such.json", "--json", "x.json"), "part /no/such.json"),
+        (("--frobnicate",), "unrecognized arguments"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_status_2(checkout, arguments, said):
+    run = _command(checkout, *arguments, timeout=60)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1 and said in run.stderr, run.stderr
+
+
+def test_gradescope_refuses_more_than_one_learner(checkout, tmp_path):
+    a = learner_folder(tmp_path, "a")
+    b = learner_folder(tmp_path, "b")
+    run = _command(checkout, str(a), str(b), "--gradescope", str(tmp_path / "r.json"))
+    assert run.returncode == 2 and "one submission" in run.stderr

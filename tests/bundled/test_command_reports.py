@@ -1,0 +1,516 @@
+"""The command's data and pure logic: verdicts, reports, baseline, shards, text.
+
+Nothing here starts a child: these are the rules that turn what happened
+into statuses, and statuses into every form the command writes.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from day7_verify._baseline import compare
+from day7_verify._discover import Learner, UsageError, cohort, learner_at, unique
+from day7_verify._evidence import Progress, Untrusted, read_progress, read_result
+from day7_verify._gradescope import gradescope_results
+from day7_verify._junit import junit_xml
+from day7_verify._report import (
+    INVARIANT_STATUSES,
+    SCHEMA,
+    STATUSES,
+    ClassReport,
+    LearnerVerdict,
+    SchemaError,
+    Shard,
+    lesson,
+)
+from day7_verify._shard import merge, parse_shard, select
+from day7_verify._supervise import Finished
+from day7_verify._text import class_lines, learner_lines
+from day7_verify._verdict import OUTSIDE_WRITES, Limits, classify, output_tail
+
+SETTINGS = {"level": "course", "profile": "ci", "timeout": 60.0, "memory_mib": 2048}
+LIMITS = Limits(timeout=60.0, memory=2 << 30)
+NAMES = ("surface", "report-shape", "truth", "read-only")
+
+
+def _finished(
+    returncode: int | None = 0, timed_out: bool = False, output: str = ""
+) -> Finished:
+    return Finished(
+        returncode=returncode,
+        timed_out=timed_out,
+        seconds=1.0,
+        peak_rss_kib=1,
+        output=output,
+        output_bytes=len(output),
+    )
+
+
+def _summary(statuses: dict[str, str], lessons: list[dict[str, str]] = ()) -> dict:
+    failing = any(status == "FAIL" for status in statuses.values())
+    return {
+        "verification": "FAIL" if failing else "PASS",
+        "invariants": [
+            {"name": name, "status": status, "statement": f"{name} holds."}
+            for name, status in statuses.items()
+        ],
+        "lessons": list(lessons),
+    }
+
+
+def _result(summary: dict | None, **fields: object) -> dict:
+    base = {
+        "phase": "suite",
+        "exit_code": 0,
+        "complete": True,
+        "stopped": None,
+        "summary": summary,
+        "memory_error": None,
+        "outside_writes": None,
+    }
+    return {**base, **fields}
+
+
+def _progress(running: str | None = None, failed: tuple[str, ...] = ()) -> Progress:
+    progress = Progress(phase="tests")
+    progress.collected = [(f"t::{name}", name) for name in NAMES]
+    for nodeid, _ in progress.collected:
+        progress.started.append(nodeid)
+        if nodeid == running:
+            break
+        progress.done.add(nodeid)
+    for name in failed:
+        progress.outcomes[f"t::{name}"] = "failed"
+    return progress
+
+
+def _classify(**overrides: object) -> LearnerVerdict:
+    arguments = {
+        "path": "learners/ada",
+        "limits": LIMITS,
+        "finished": _finished(),
+        "result": None,
+        "untrusted": None,
+        "progress": _progress(),
+        "seconds": 1.0,
+    }
+    arguments.update(overrides)
+    return classify(**arguments)  # type: ignore[arg-type]
+
+
+# --- statuses ---------------------------------------------------------------
+
+
+def test_a_complete_passing_run_is_a_pass_and_the_command_adds_its_own_invariant():
+    """PASS, every test finished, exit status 0: pass, with writes-nothing-outside."""
+    verdict = _classify(result=_result(_summary(dict.fromkeys(NAMES, "PASS"))))
+    assert verdict.status == "pass"
+    assert dict(verdict.invariants) == {
+        **dict.fromkeys(NAMES, "pass"),
+        OUTSIDE_WRITES: "pass",
+    }
+
+
+@pytest.mark.parametrize(
+    ("fields", "status"),
+    [
+        ({"complete": False, "stopped": "interrupted by KeyboardInterrupt"}, "crashed"),
+        ({"exit_code": 1}, "fail"),
+        (
+            {"exit_code": 2, "complete": False, "stopped": "pytest ended with 2"},
+            "crashed",
+        ),
+        ({"memory_error": {"test": "t::truth", "invariant": "truth"}}, "out-of-memory"),
+        (
+            {
+                "outside_writes": {
+                    "test": "t::truth",
+                    "changes": ["cwd: deleted README.md"],
+                }
+            },
+            "fail",
+        ),
+    ],
+)
+def test_a_passing_summary_is_not_a_pass_when_anything_else_went_wrong(fields, status):
+    """A summary saying PASS never makes a pass unless the run itself was whole."""
+    summary = _summary(dict.fromkeys(NAMES, "PASS"))
+    verdict = _classify(result=_result(summary, **fields))
+    assert verdict.status == status, verdict.detail
+
+
+def test_no_result_is_never_a_pass_whatever_the_exit_status():
+    """os._exit(0): exit status 0 and no result is a crash that names the test."""
+    verdict = _classify(finished=_finished(0), progress=_progress(running="t::truth"))
+    assert verdict.status == "crashed"
+    assert "t::truth" in verdict.detail and "status 0" in verdict.detail
+    assert dict(verdict.invariants) == {
+        "surface": "pass",
+        "report-shape": "pass",
+        "truth": "crashed",
+        "read-only": "not-run",
+    }
+
+
+def test_a_signal_names_itself_and_an_untrusted_result_says_why():
+    killed = _classify(finished=_finished(-11), progress=_progress(running="t::truth"))
+    assert killed.status == "crashed" and "SIGSEGV" in killed.detail
+    forged = _classify(untrusted="it does not carry the nonce its judge was given")
+    assert forged.status == "crashed" and "nonce" in forged.detail
+
+
+def test_the_clock_running_out_is_a_timeout_naming_the_test_that_hung():
+    verdict = _classify(
+        finished=_finished(-9, timed_out=True, output="tick\ntick\nti"),
+        progress=_progress(running="t::report-shape"),
+    )
+    assert verdict.status == "timeout"
+    assert verdict.running == {"test": "t::report-shape", "invariant": "report-shape"}
+    assert dict(verdict.invariants)["report-shape"] == "timeout"
+    assert verdict.output_tail == "tick\ntick"  # the line cut by the kill is dropped
+    assert verdict.lessons[0]["topic"] == "hang"
+
+
+def test_a_memory_error_that_reached_the_judge_is_out_of_memory_even_after_a_timeout():
+    progress = _progress(running="t::read-only")
+    progress.memory_error = "t::truth"
+    verdict = _classify(finished=_finished(-9, timed_out=True), progress=progress)
+    assert verdict.status == "out-of-memory"
+    assert dict(verdict.invariants)["truth"] == "out-of-memory"
+    assert dict(verdict.invariants)["read-only"] == "timeout"
+
+
+def test_dying_while_the_folder_is_imported_is_an_error_not_a_crash():
+    progress = Progress(phase="load")
+    verdict = _classify(finished=_finished(3), progress=progress)
+    assert verdict.status == "error"
+    assert verdict.detail.startswith("the folder cannot be loaded")
+    said = _classify(result={"phase": "load", "load_error": "importing x.py failed: E"})
+    assert said.status == "error" and "x.py" in said.detail
+
+
+def test_output_tail_keeps_the_last_whole_lines_only():
+    assert output_tail("a\nb\nc\n") == "a\nb\nc"
+    assert output_tail("".join(f"{n}\n" for n in range(100))).splitlines()[0] == "80"
+    assert len(output_tail("x" * 5000 + "\n" + "y" * 10 + "\n")) <= 2000
+
+
+# --- the child's files ------------------------------------------------------
+
+
+def test_a_result_is_believed_only_with_its_nonce_and_shape(tmp_path: Path):
+    path = tmp_path / "result.json"
+    assert read_result(path, "n") is None  # none at all
+    good = {**_result(None), "protocol": 1, "nonce": "n"}
+    path.write_text(json.dumps(good))
+    assert read_result(path, "n")["complete"] is True
+    for bad, why in [
+        ({**good, "nonce": "m"}, "nonce"),
+        ({**good, "protocol": 2}, "protocol"),
+        ({**good, "complete": "yes"}, "complete"),
+        ({**good, "phase": None}, "phase"),
+        ({**good, "summary": {"verification": "PASS"}}, "summary"),
+    ]:
+        path.write_text(json.dumps(bad))
+        with pytest.raises(Untrusted, match=why):
+            read_result(path, "n")
+    path.write_text("{not json")
+    with pytest.raises(Untrusted, match="not JSON"):
+        read_result(path, "n")
+
+
+def test_a_symlinked_or_special_result_is_not_read(tmp_path: Path):
+    real = tmp_path / "elsewhere.json"
+    real.write_text(json.dumps({**_result(None), "protocol": 1, "nonce": "n"}))
+    link = tmp_path / "result.json"
+    link.symlink_to(real)
+    with pytest.raises(Untrusted, match="regular file"):
+        read_result(link, "n")
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(Untrusted, match="regular file"):
+        read_result(fifo, "n")  # and it does not block
+
+
+def test_progress_is_read_as_far_as_it_makes_sense(tmp_path: Path):
+    path = tmp_path / "progress"
+    path.write_text(
+        '{"phase": "suite"}\n{"collected": [["a", "x"], ["b", "y"]]}\n'
+        'garbage\n{"start": "a"}\n{"done": "a"}\n{"start": "b"}\n[1]\n'
+    )
+    progress = read_progress(path)
+    assert progress.running == "b" and progress.invariant_of("b") == "y"
+    assert read_progress(tmp_path / "absent").phase == ""
+
+
+# --- reports and their JSON -------------------------------------------------
+
+_paths = st.text(alphabet="abcdefgh/", min_size=1, max_size=8).map(lambda p: "c/" + p)
+
+
+@st.composite
+def verdicts(draw: st.DrawFn, path: str) -> LearnerVerdict:
+    status = draw(st.sampled_from(STATUSES))
+    names = draw(st.lists(st.sampled_from(NAMES), unique=True))
+    return LearnerVerdict(
+        path=path,
+        status=status,
+        seconds=draw(st.floats(0, 500, allow_nan=False)),
+        detail=draw(st.sampled_from(["all hold", "2 of 4 invariants hold", "boom"])),
+        invariants=tuple((n, draw(st.sampled_from(INVARIANT_STATUSES))) for n in names),
+        lessons=tuple(
+            lesson({"invariant": n, "headline": f"{n} broke", "reproduce": "x = 1"})
+            for n in names[:1]
+        ),
+        statements={n: f"{n} holds." for n in names},
+    )
+
+
+@st.composite
+def reports(draw: st.DrawFn) -> ClassReport:
+    paths = draw(st.lists(_paths, unique=True, max_size=12))
+    learners = [draw(verdicts(path)) for path in sorted(paths)]
+    return ClassReport(settings=SETTINGS, learners=tuple(learners), seconds=3.0)
+
+
+def _without_timings(data: dict) -> dict:
+    data = {key: value for key, value in data.items() if key != "seconds"}
+    data["learners"] = [
+        {k: v for k, v in learner.items() if k != "seconds"}
+        for learner in data["learners"]
+    ]
+    return data
+
+
+@given(reports())
+def test_a_report_reads_back_as_itself(report: ClassReport):
+    """to_json then from_json is the identity on everything a report says."""
+    again = ClassReport.from_json(json.loads(report.dumps()))
+    assert again.to_json() == report.to_json()
+
+
+@given(reports(), st.integers(1, 5))
+def test_shards_merged_are_the_unsharded_report(report: ClassReport, count: int):
+    """Every learner lands in exactly one shard; merging the parts gives the whole."""
+    learners = [Learner(v.path, Path("/nowhere") / v.path) for v in report.learners]
+    parts = []
+    for index in range(1, count + 1):
+        chosen = {learner.path for learner in select(learners, index, count)}
+        part = replace(
+            report.with_learners([v for v in report.learners if v.path in chosen]),
+            shard=Shard(index, count, len(learners)),
+        )
+        parts.append((f"part{index}.json", ClassReport.from_json(part.to_json())))
+    assert sum(len(part.learners) for _, part in parts) == len(learners)
+    merged = merge(list(reversed(parts)))
+    assert _without_timings(merged.to_json()) == _without_timings(report.to_json())
+
+
+def test_merge_refuses_parts_that_do_not_fit():
+    one = LearnerVerdict("c/a", "pass", 1.0, "ok", (("truth", "pass"),))
+    two = LearnerVerdict("c/b", "fail", 1.0, "no", (("truth", "fail"),))
+    part1 = ClassReport(SETTINGS, (one,), shard=Shard(1, 2, 2))
+    part2 = ClassReport(SETTINGS, (two,), shard=Shard(2, 2, 2))
+    assert [v.path for v in merge([("a", part1), ("b", part2)]).learners] == [
+        "c/a",
+        "c/b",
+    ]
+    with pytest.raises(SchemaError, match="shard 2/2 is missing"):
+        merge([("a", part1)])
+    with pytest.raises(SchemaError, match="in both"):
+        merge([("a", part1), ("b", replace(part2, learners=(one,)))])
+    with pytest.raises(SchemaError, match="different level"):
+        merge(
+            [("a", part1), ("b", replace(part2, settings={**SETTINGS, "level": "x"}))]
+        )
+    with pytest.raises(SchemaError, match="schema"):
+        ClassReport.from_json({**part1.to_json(), "schema": "day7-verify/0"})
+
+
+def test_parse_shard_is_strict():
+    assert parse_shard("2/3") == (2, 3)
+    for bad in ("0/3", "4/3", "1", "a/b", "1/0"):
+        with pytest.raises(ValueError, match="--shard"):
+            parse_shard(bad)
+
+
+def test_a_baseline_marks_learners_and_invariants():
+    old = ClassReport(
+        SETTINGS,
+        (
+            LearnerVerdict(
+                "c/a", "pass", 1, "ok", (("truth", "pass"), ("surface", "pass"))
+            ),
+            LearnerVerdict(
+                "c/b", "fail", 1, "no", (("truth", "fail"), ("surface", "pass"))
+            ),
+        ),
+    )
+    new = ClassReport(
+        SETTINGS,
+        (
+            LearnerVerdict(
+                "c/a", "fail", 1, "no", (("truth", "fail"), ("surface", "pass"))
+            ),
+            LearnerVerdict(
+                "c/b", "pass", 1, "ok", (("truth", "pass"), ("surface", "pass"))
+            ),
+            LearnerVerdict("c/c", "pass", 1, "ok", (("truth", "pass"),)),
+        ),
+    )
+    marked = {v.path: v.baseline for v in compare(new, old).learners}
+    assert marked["c/a"]["change"] == "newly failing"
+    assert marked["c/a"]["invariants"] == {
+        "truth": "newly failing",
+        "surface": "still passing",
+    }
+    assert marked["c/b"]["change"] == "fixed"
+    assert marked["c/c"]["change"] == "new"
+    with pytest.raises(SchemaError, match="level"):
+        compare(new, replace(old, settings={**SETTINGS, "level": "hardened"}))
+    table = "\n".join(class_lines(compare(new, old)))
+    assert "newly failing" in table and "X" in table
+
+
+# --- what is written --------------------------------------------------------
+
+
+def _failing_learner() -> LearnerVerdict:
+    return LearnerVerdict(
+        path="c/ada",
+        status="fail",
+        seconds=2.5,
+        detail="1 of 3 invariants hold",
+        invariants=(("surface", "pass"), ("truth", "fail"), ("read-only", "fail")),
+        lessons=(
+            lesson({"invariant": "truth", "topic": "substrate", "headline": "S1"}),
+            lesson({"invariant": "read-only", "topic": "substrate", "headline": "S2"}),
+            lesson(
+                {
+                    "invariant": "truth",
+                    "headline": "got FAIL, but should be PASS",
+                    "world": "a file",
+                    "hint": "compare bytes",
+                    "reproduce": "from agent import evaluate_run\nevaluate_run(...)",
+                }
+            ),
+            lesson(
+                {
+                    "invariant": "truth",
+                    "headline": "got FAIL, but should be PASS",
+                    "world": "a file",
+                }
+            ),
+        ),
+        statements={
+            "surface": "Names exist.",
+            "truth": "Facts decide.",
+            "read-only": ".",
+        },
+    )
+
+
+def test_one_learner_reads_verdict_first_then_invariants_then_lessons():
+    lines = learner_lines(_failing_learner(), "course")
+    assert lines[0].startswith("day7-verify: FAIL  c/ada: 1 of 3 invariants hold")
+    text = "\n".join(lines)
+    assert text.index("PASS  surface") < text.index("What to fix")
+    # The substrate is said once, first; the repeated lesson once.
+    assert text.count("Day 1-6 names") == 1
+    assert text.index("Day 1-6 names") < text.index("got FAIL")
+    assert text.count("got FAIL, but should be PASS") == 1
+    assert "evaluate_run(...)" in text and "Traceback" not in text
+
+
+def test_junit_is_xml_with_a_suite_per_learner(tmp_path: Path):
+    report = ClassReport(
+        SETTINGS,
+        (
+            _failing_learner(),
+            LearnerVerdict("c/bob", "error", 0.1, "cannot load: \x00 bad"),
+        ),
+    )
+    root = ET.fromstring(junit_xml(report))
+    suites = root.findall("testsuite")
+    assert [suite.get("name") for suite in suites] == ["c/ada", "c/bob"]
+    assert suites[0].get("failures") == "2" and suites[1].get("errors") == "1"
+    failure = suites[0].find("testcase[@name='truth']/failure")
+    assert failure is not None and "compare bytes" in failure.text
+
+
+def test_gradescope_scores_one_point_an_invariant_and_nothing_for_a_crash():
+    results = gradescope_results(_failing_learner(), "summary")
+    assert results["score"] == 1.0
+    assert [test["status"] for test in results["tests"]] == [
+        "passed",
+        "failed",
+        "failed",
+    ]
+    assert all(test["max_score"] == 1.0 for test in results["tests"])
+    crashed = replace(
+        _failing_learner(), status="crashed", invariants=(("surface", "pass"),)
+    )
+    assert gradescope_results(crashed, "s")["score"] == 0.0
+
+
+def test_the_schema_constant_is_versioned():
+    assert SCHEMA == "day7-verify/1"
+    report = ClassReport(SETTINGS, (_failing_learner(),))
+    data = report.to_json()
+    assert data["schema"] == SCHEMA
+    assert set(data["learners"][0]) >= {
+        "path",
+        "status",
+        "seconds",
+        "invariants",
+        "lessons",
+    }
+
+
+# --- finding learners -------------------------------------------------------
+
+
+def _agent(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "evaluation.py").write_text("")
+    return folder
+
+
+def test_a_path_is_a_checkout_or_an_agent_folder(tmp_path: Path):
+    _agent(tmp_path / "course" / "src" / "tiny_llm" / "agent")
+    _agent(tmp_path / "course" / "src" / "tiny_llm_ref" / "agent")
+    found = learner_at(str(tmp_path / "course"))
+    assert found.path.endswith("course/src/tiny_llm/agent")
+    folder = learner_at(str(tmp_path / "course/src/tiny_llm_ref/agent"))
+    assert folder.folder == tmp_path / "course/src/tiny_llm_ref/agent"
+    with pytest.raises(UsageError, match="no such file"):
+        learner_at(str(tmp_path / "nobody"))
+
+
+def test_a_cohort_is_every_learner_below_its_root_once(tmp_path: Path):
+    root = tmp_path / "class"
+    _agent(root / "ada" / "src" / "tiny_llm" / "agent")
+    _agent(root / "bob" / "agent")
+    _agent(root / "group" / "cy" / "agent")
+    (root / ".git").mkdir()
+    _agent(root / ".git" / "hidden")
+    (root / "empty").mkdir()
+    learners = cohort(str(root))
+    assert [learner.path for learner in learners] == [
+        f"{root}/ada/src/tiny_llm/agent",
+        f"{root}/bob/agent",
+        f"{root}/group/cy/agent",
+    ]
+    again = unique([*learners, learner_at(str(root / "bob" / "agent" / "."))])
+    assert len(again) == 3
+    with pytest.raises(UsageError, match="no learner folder"):
+        cohort(str(root / "empty"))
