@@ -30,6 +30,7 @@ INVARIANT_ORDER: tuple[str, ...] = (
     "order-insensitivity",
     "independence",
     "determinism",
+    "stateless",
     "read-only",
     "end-to-end",
     "wrong-fact-fails-alone",
