@@ -137,7 +137,9 @@ def stored_receipt(fact: ReceiptFact) -> Stored:
     artifacts = () if kind.no_artifacts else _artifacts(fact, kind.need)
     call_id = fact.call_id
     arguments = _arguments(fact, artifacts)
-    result = fact.result or kind.result.format(marker=fact.marker)
+    result = fact.result or kind.result.format(
+        marker=fact.marker, swapped=fact.marker.swapcase()
+    )
     if kind.hide:
         result = "done ok"
         if kind.hide == "call_id":
@@ -275,6 +277,16 @@ RECEIPT_KINDS: Kinds[ReceiptKind] = Kinds(
             "the result substring test is case-sensitive",
             changes="case",
             expect=_with(contains=lambda f, m: m.contains.swapcase()),
+        ),
+        ReceiptKind(
+            "stored_case_changed",
+            FAIL,
+            "the stored result holds the substring only in the other letter case"
+            " (a log line of the same length as the matching one)",
+            "the result substring test is case-sensitive; and a log rewritten at"
+            " the same path, even to the same length, must be read again",
+            perturbation="the stored result rewritten in the other letter case",
+            result="done {swapped} ok",
         ),
         ReceiptKind(
             "artifacts_reversed",

@@ -27,6 +27,7 @@ __all__ = [
     "ResultFact",
     "ResultKind",
     "noise_event",
+    "result_asks",
     "result_events",
     "tool_event",
 ]
@@ -117,14 +118,25 @@ Events = Callable[[ResultFact], "list[EventSpec]"]
 
 @dataclass(frozen=True)
 class ResultKind(Kind):
-    """A kind of result fact: `events` gives the run's events for it."""
+    """A kind of result fact: `events` gives the run's events for it, `asks`
+    the substring the case looks for (the marker, unless the kind says)."""
 
     events: Events = lambda fact: [tool_event(fact.tool, f"ok {fact.marker} done")]
+    asks: Callable[[ResultFact], str] = lambda fact: fact.marker
 
 
 def result_events(fact: ResultFact) -> list[EventSpec]:
     """The events the run holds for `fact`, in canonical order."""
     return RESULT_KINDS[fact.kind].events(fact)
+
+
+def result_asks(fact: ResultFact) -> str:
+    """The substring the case's expectation for `fact` looks for."""
+    return RESULT_KINDS[fact.kind].asks(fact)
+
+
+_NFC = "caf\u00e9"
+_NFD = "cafe\u0301"
 
 
 def _holding(fact: ResultFact) -> str:
@@ -340,6 +352,51 @@ RESULT_KINDS: Kinds[ResultKind] = Kinds(
                 tool_event(fact.tool, "ok done"),
                 tool_event(fact.other_tool, _holding(fact)),
             ],
+        ),
+        ResultKind(
+            "nfd_held_nfc_asked",
+            FAIL,
+            "a {tool} event whose result holds the substring with decomposed"
+            " (NFD) accents; the case asks for them composed (NFC)",
+            "NFC and NFD are different text: search the result as it is, no"
+            " unicodedata.normalize",
+            events=lambda fact: [tool_event(fact.tool, f"ok {fact.marker}{_NFD} done")],
+            asks=lambda fact: f"{fact.marker}{_NFC}",
+        ),
+        ResultKind(
+            "tool_name_asked",
+            FAIL,
+            "a {tool} event whose result holds the substring; the case asks for"
+            " the tool's name, a colon and the substring",
+            "the tool name is not part of the result: search event.result alone,"
+            " never a line built from the tool and the result",
+            events=lambda fact: [tool_event(fact.tool, f"{fact.marker} done")],
+            asks=lambda fact: f"{fact.tool}: {fact.marker}",
+        ),
+        ResultKind(
+            "split_across_results",
+            FAIL,
+            "two {tool} events, the first result ending with the substring's"
+            " start and the second starting with its end: no one result holds it",
+            "search each result on its own: results joined into one text match"
+            " across the join",
+            events=lambda fact: [
+                tool_event(fact.tool, f"ok {fact.marker[:-1]}"),
+                tool_event(fact.tool, f"{fact.marker[-1]} done"),
+            ],
+        ),
+        ResultKind(
+            "split_across_lines",
+            FAIL,
+            "two {tool} events whose results, joined by a newline, would hold the"
+            " substring (which has a newline in it): no one result holds it",
+            "search each result on its own: results joined by newlines match"
+            " across the join",
+            events=lambda fact: [
+                tool_event(fact.tool, f"ok {fact.marker[:-1]}"),
+                tool_event(fact.tool, f"{fact.marker[-1]} done"),
+            ],
+            asks=lambda fact: f"{fact.marker[:-1]}\n{fact.marker[-1]}",
         ),
         ResultKind(
             "result_none",

@@ -160,7 +160,11 @@ def object_state(built: Any) -> dict[str, Any]:
     workspace = built.workspace
     return {
         "the run": copy.deepcopy(built.run),
+        # == on a dataclass compares its fields only: an attribute added by
+        # force (an index cached on the run) shows in its instance dict.
+        "the run's attributes": _fields(built.run),
         "the case": copy.deepcopy(built.case),
+        "the case's attributes": _fields(built.case),
         "workspace.modified_files": tuple(workspace.modified_files),
         "the workspace's state": _fields(workspace),
         "the receipt store's state": _fields(built.receipts),

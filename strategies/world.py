@@ -25,7 +25,13 @@ from strategies.receipts import (
     receipt_expectation,
     stored_receipt,
 )
-from strategies.results import RESULT_KINDS, EventSpec, ResultFact, result_events
+from strategies.results import (
+    RESULT_KINDS,
+    EventSpec,
+    ResultFact,
+    result_asks,
+    result_events,
+)
 
 if TYPE_CHECKING:
     from strategies.plans import Plan
@@ -173,7 +179,7 @@ def case_spec(world: World) -> CaseSpec:
         files=tuple(
             (spelled(f.parts, f.spelling), file_layout(f)[0]) for f in world.files
         ),
-        results=tuple((r.tool, r.marker) for r in _results_in_case(world)),
+        results=tuple((r.tool, result_asks(r)) for r in _results_in_case(world)),
         receipts=tuple(receipts),
     )
 
@@ -424,7 +430,7 @@ def _result_words(fact: ResultFact) -> str:
         tool=fact.tool, other=fact.other_tool, upper=fact.tool.upper(), note=fact.note
     )
     twice = " (listed twice in the case)" if fact.repeat else ""
-    return f"result {fact.tool} {fact.marker!r}{twice}: {how}"
+    return f"result {fact.tool} {result_asks(fact)!r}{twice}: {how}"
 
 
 def _receipt_words(fact: ReceiptFact, log: LogFact) -> str:
