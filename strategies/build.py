@@ -643,7 +643,7 @@ _CASE_STEPS = (
 
 
 def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailure:
-    if getattr(failure, "topic", "") == "surface":
+    if failure.topic == "surface":
         return failure  # a missing name says so itself
     if failure.observed.split("(", 1)[0].startswith(_CASE_STEPS):
         hint = (
@@ -658,15 +658,14 @@ def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailu
             " can be judged"
         )
         topic = "substrate"
-    lesson = InvariantFailure(
+    return InvariantFailure(
         world=describe(world),
         expected=f"{failure.expected} to build the world",
         observed=failure.observed,
         headline=f"could not build the world through the target: {failure.observed}",
         hint=hint,
+        topic=topic,
     )
-    lesson.topic = topic  # type: ignore[attr-defined]
-    return lesson
 
 
 def scratch_parent() -> str | None:

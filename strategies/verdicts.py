@@ -15,7 +15,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from strategies.lessons import InvariantFailure, call_target, fail, report_view
+from strategies.lessons import (
+    CallAborted,
+    InvariantFailure,
+    call_target,
+    describing,
+    fail,
+    report_view,
+)
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, describe
 
@@ -97,14 +104,15 @@ def reproduction(world: World, target: Any) -> str:
 @contextmanager
 def judging(world: World, target: Any, context: str = "") -> Iterator[None]:
     """Lessons raised inside say which world broke them, and how to rebuild it."""
+    words = "\n".join(part for part in (describe(world), context) if part)
     try:
-        yield
-    except InvariantFailure as failure:
-        words = "\n".join(part for part in (describe(world), context) if part)
+        with describing(words):  # a hang ends the test before Hypothesis prints
+            yield
+    except (InvariantFailure, CallAborted) as failure:
         if not failure.world.startswith(words):
             failure.world = "\n".join(part for part in (words, failure.world) if part)
-        if not getattr(failure, "reproduce", ""):
-            failure.reproduce = reproduction(world, target)  # type: ignore[attr-defined]
+        if not failure.reproduce:
+            failure.reproduce = reproduction(world, target)
         raise
 
 
