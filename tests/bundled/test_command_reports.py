@@ -187,6 +187,23 @@ def test_a_memory_error_that_reached_the_judge_is_out_of_memory_even_after_a_tim
     assert dict(verdict.invariants)["read-only"] == "timeout"
 
 
+def test_a_memory_lesson_from_the_suite_is_out_of_memory_too():
+    """The suite may catch the MemoryError itself: its lesson's topic says so."""
+    lessons = [
+        {
+            "invariant": "truth",
+            "topic": "memory",
+            "test": "t::truth",
+            "headline": "evaluate_run ran out of memory",
+        }
+    ]
+    summary = _summary({**dict.fromkeys(NAMES, "PASS"), "truth": "FAIL"}, lessons)
+    verdict = _classify(result=_result(summary, exit_code=1))
+    assert verdict.status == "out-of-memory"
+    assert verdict.running == {"test": "t::truth", "invariant": "truth"}
+    assert dict(verdict.invariants)["truth"] == "out-of-memory"
+
+
 def test_dying_while_the_folder_is_imported_is_an_error_not_a_crash():
     progress = Progress(phase="load")
     verdict = _classify(finished=_finished(3), progress=progress)
