@@ -36,6 +36,9 @@ MARKS: dict[str, str] = {
 CHANGE_MARKS: dict[str, str] = {"newly failing": "X", "fixed": "+"}
 
 _SUBSTRATE = "substrate"
+# How strategies/build.py words a world the target's Day 1-6 names could not
+# build, for suites whose lessons do not carry their topic yet.
+_BUILD_FAILED = "could not build the world through the target"
 _INDENT = "   "
 
 
@@ -58,8 +61,16 @@ def ordered_lessons(
         if key in seen:
             continue
         seen.add(key)
-        (substrate if lesson.get("topic") == _SUBSTRATE else others).append(lesson)
+        (substrate if _is_substrate(lesson) else others).append(lesson)
     return substrate, others
+
+
+def _is_substrate(lesson: Mapping[str, Any]) -> bool:
+    topic = lesson.get("topic")
+    if topic == _SUBSTRATE:
+        return True
+    headline = str(lesson.get("headline", ""))
+    return topic in (None, "", "day7") and headline.startswith(_BUILD_FAILED)
 
 
 def _block(label: str, text: str, indent: str = _INDENT) -> list[str]:

@@ -448,6 +448,32 @@ def test_one_learner_reads_verdict_first_then_invariants_then_lessons():
     assert "evaluate_run(...)" in text and "Traceback" not in text
 
 
+def test_a_world_the_substrate_could_not_build_is_said_once_without_a_topic_too():
+    learner = replace(
+        _failing_learner(),
+        lessons=(
+            lesson(
+                {
+                    "invariant": "truth",
+                    "headline": "could not build the world"
+                    " through the target: after 2 put(s) the log holds 0 line(s)",
+                }
+            ),
+            lesson(
+                {
+                    "invariant": "read-only",
+                    "headline": "could not build the world"
+                    " through the target: after 1 put(s) the log holds 0 line(s)",
+                }
+            ),
+            lesson({"invariant": "truth", "headline": "report.render() returned None"}),
+        ),
+    )
+    text = "\n".join(learner_lines(learner, "course"))
+    assert text.count("could not build the world") == 1
+    assert text.index("Day 1-6 names") < text.index("report.render() returned None")
+
+
 def test_junit_is_xml_with_a_suite_per_learner(tmp_path: Path):
     report = ClassReport(
         SETTINGS,
