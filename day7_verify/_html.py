@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from day7_verify._report import ClassReport, LearnerVerdict
+from day7_verify._report import ClassReport, LearnerVerdict, short_names
 
 __all__ = ["html_page"]
 
@@ -43,7 +43,7 @@ h2 { font-size:1.15rem; margin-top:2rem; }
 .settings { color:var(--muted); margin:0 0 1rem; }
 .wrap { overflow-x:auto; border:1px solid var(--line); border-radius:6px; }
 table.grid { border-collapse:collapse; font-size:.9rem; }
-.grid th, .grid td { border-bottom:1px solid var(--line); padding:.25rem .4rem; }
+.grid th, .grid td { border-bottom:1px solid var(--line); padding:.25rem .3rem; }
 .grid thead th { background:var(--head); position:sticky; top:0;
   vertical-align:bottom; }
 .grid th.inv { writing-mode:vertical-rl; transform:rotate(180deg);
@@ -52,7 +52,7 @@ table.grid { border-collapse:collapse; font-size:.9rem; }
   background:var(--bg); max-width:22rem; overflow:hidden;
   text-overflow:ellipsis; white-space:nowrap; font-weight:500; }
 .grid thead th.learner { background:var(--head); z-index:1; }
-.grid td.cell { text-align:center; min-width:1.4rem; }
+.grid td.cell { text-align:center; min-width:1.2rem; padding:.25rem .1rem; }
 .grid td.num { text-align:right; font-variant-numeric:tabular-nums;
   color:var(--muted); }
 .c-pass { color:var(--pass); }
@@ -208,6 +208,9 @@ def html_page(report: ClassReport) -> str:
         f"{_e(name)}</th>"
         for name in names
     ]
+    prefix, short = short_names([learner.path for learner in learners])
+    if prefix:
+        facts.insert(0, f"learners under {prefix}/")
     rows = []
     lesson_blocks = []
     for row, learner in enumerate(learners):
@@ -216,7 +219,7 @@ def html_page(report: ClassReport) -> str:
             by_invariant.setdefault(str(lesson.get("invariant", "")), []).append(lesson)
         cells = [
             f'<th class="learner" scope="row" title="{_e(learner.path)}">'
-            f"{_e(learner.path)}</th>"
+            f"{_e(short[learner.path])}</th>"
         ]
         status = _e(learner.status)
         sections = []

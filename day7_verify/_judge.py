@@ -48,9 +48,9 @@ __all__ = [
     "judge",
 ]
 
-#: Seconds a learner may take. The course reference takes 12 s in a child on
-#: a quiet 2-core machine (bundle copy included); ten times that, and more
-#: again for a machine busy with other learners.
+#: Seconds a learner may take. The course reference takes 15 s of CPU in a
+#: child (bundle copy included) and took 30 to 55 s on a 2-core machine three
+#: times oversubscribed: twelve times the first, over three times the last.
 DEFAULT_TIMEOUT = 180.0
 #: Address space of a child. A passing run peaks at 262 MiB of it at the
 #: course level (271 MiB at hardened): eight times that, rounded.

@@ -28,6 +28,7 @@ __all__ = [
     "lesson",
     "lesson_text",
     "read_report",
+    "short_names",
     "tool_version",
 ]
 
@@ -354,6 +355,25 @@ class ClassReport:
 
     def with_learners(self, learners: Sequence[LearnerVerdict]) -> ClassReport:
         return replace(self, learners=tuple(sorted(learners, key=lambda v: v.path)))
+
+
+def short_names(paths: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """The folder all `paths` share, and each path below it (for tables).
+
+    ("", each path as it is) when they share none.
+    """
+    if len(paths) < 2:
+        return "", {path: path for path in paths}
+    parts = [path.split("/") for path in paths]
+    shared: list[str] = []
+    for column in zip(*(p[:-1] for p in parts), strict=False):
+        if len(set(column)) != 1:
+            break
+        shared.append(column[0])
+    if not shared or shared == [""]:
+        return "", {path: path for path in paths}
+    prefix = "/".join(shared)
+    return prefix, {path: path[len(prefix) + 1 :] for path in paths}
 
 
 def read_report(path: str | Path, what: str) -> ClassReport:

@@ -17,7 +17,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from day7_verify._report import ClassReport, LearnerVerdict
+from day7_verify._report import ClassReport, LearnerVerdict, short_names
 
 __all__ = ["MARKS", "class_lines", "learner_lines", "ordered_lessons"]
 
@@ -36,6 +36,9 @@ MARKS: dict[str, str] = {
 CHANGE_MARKS: dict[str, str] = {"newly failing": "X", "fixed": "+"}
 
 _SUBSTRATE = "substrate"
+# How strategies/build.py words a world the target's Day 1-6 names could not
+# build, for suites whose lessons do not carry their topic yet.
+_BUILD_FAILED = "could not build the world through the target"
 _INDENT = "   "
 
 
@@ -58,8 +61,16 @@ def ordered_lessons(
         if key in seen:
             continue
         seen.add(key)
-        (substrate if lesson.get("topic") == _SUBSTRATE else others).append(lesson)
+        (substrate if _is_substrate(lesson) else others).append(lesson)
     return substrate, others
+
+
+def _is_substrate(lesson: Mapping[str, Any]) -> bool:
+    topic = lesson.get("topic")
+    if topic == _SUBSTRATE:
+        return True
+    headline = str(lesson.get("headline", ""))
+    return topic in (None, "", "day7") and headline.startswith(_BUILD_FAILED)
 
 
 def _block(label: str, text: str, indent: str = _INDENT) -> list[str]:
@@ -213,7 +224,10 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
         "",
     ]
     with_baseline = any(learner.baseline is not None for learner in learners)
-    width = min(40, max([len("learner"), *(len(learner.path) for learner in learners)]))
+    prefix, short = short_names([learner.path for learner in learners])
+    if prefix:
+        lines.insert(1, f"learners under {prefix}/")
+    width = min(40, max([len("learner"), *(len(name) for name in short.values())]))
     change_width = 14 if with_baseline else 0
     numbers = [str(index + 1) for index in range(len(names))]
     header = f"{'learner':<{width}}  {'status':<13} {'seconds':>7}  "
@@ -225,7 +239,7 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
     lines.append((header + _grouped([number[-1] for number in numbers])).rstrip())
     for learner in learners:
         row = (
-            f"{_ellipsised(learner.path, width):<{width}}  {learner.status:<13}"
+            f"{_ellipsised(short[learner.path], width):<{width}}  {learner.status:<13}"
             f" {learner.seconds:>7.1f}  "
         )
         if with_baseline:
@@ -235,12 +249,17 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
         lines.append(row.rstrip())
     if names:
         lines.append("")
+        # A no-break space holds each number to its name (and mark to its
+        # status) when the legend wraps.
         legend = "  ".join(
-            f"{number} {name}" for number, name in zip(numbers, names, strict=True)
+            f"{number}\xa0{name}" for number, name in zip(numbers, names, strict=True)
         )
-        lines += textwrap.wrap(f"invariants: {legend}", 100, subsequent_indent="  ")
-        marks = "  ".join(f"{mark} {status}" for status, mark in MARKS.items())
+        marks = "  ".join(f"{mark}\xa0{status}" for status, mark in MARKS.items())
         if with_baseline:
-            marks += "  X newly failing  + fixed"
-        lines += textwrap.wrap(f"marks: {marks}", 100, subsequent_indent="  ")
+            marks += "  X\xa0newly\xa0failing  +\xa0fixed"
+        for text in (f"invariants: {legend}", f"marks: {marks}"):
+            wrapped = textwrap.wrap(
+                text, 100, subsequent_indent="  ", break_on_hyphens=False
+            )
+            lines += [line.replace("\xa0", " ") for line in wrapped]
     return lines

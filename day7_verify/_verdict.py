@@ -93,6 +93,9 @@ def classify(
         )
     complete = result is not None and result.get("complete") is True
     memory = result.get("memory_error") if result is not None else None
+    if not memory and result is not None:
+        # The suite may catch a MemoryError itself and say so as a lesson.
+        memory = _memory_lesson(result.get("summary") or {})
     if not memory and progress.memory_error is not None and not complete:
         memory = {
             "test": progress.memory_error,
@@ -154,6 +157,16 @@ def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
         statements=statements,
         **base,
     )
+
+
+def _memory_lesson(summary: Mapping[str, Any]) -> dict[str, str] | None:
+    for item in summary.get("lessons", ()):
+        if isinstance(item, dict) and item.get("topic") == "memory":
+            return {
+                "test": str(item.get("test", "")),
+                "invariant": str(item.get("invariant", "")),
+            }
+    return None
 
 
 def _suite_invariants(

@@ -272,6 +272,8 @@ def _bounded_import(name: str, seconds: float | None) -> types.ModuleType:
     try:
         module = within(deadline, importlib.import_module, name)
     except Expired as expired:
+        if interrupts.pressed():
+            raise KeyboardInterrupt from None  # the person's Ctrl-C hurried it
         if expired.deadline is not deadline:
             raise
         raise _ImportFailed(late) from None

@@ -259,8 +259,10 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     )
     try:
         with deadline:
-            return (yield)
+            outcome = yield
     except Expired as expired:
+        if interrupts.pressed():
+            raise KeyboardInterrupt from None  # the person's Ctrl-C hurried it
         if expired.deadline is not deadline:
             raise
         assert seconds is not None
@@ -284,6 +286,9 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
             " (nobody pressed Ctrl-C)",
             hint="report a problem with an ordinary exception, or a failed check",
         ) from error
+    if interrupts.pressed():
+        raise KeyboardInterrupt  # the target's code swallowed the person's Ctrl-C
+    return outcome
 
 
 def _runs_code_in(sources: tuple[str, ...]) -> Callable[[FrameType | None], bool]:

@@ -187,6 +187,23 @@ def test_a_memory_error_that_reached_the_judge_is_out_of_memory_even_after_a_tim
     assert dict(verdict.invariants)["read-only"] == "timeout"
 
 
+def test_a_memory_lesson_from_the_suite_is_out_of_memory_too():
+    """The suite may catch the MemoryError itself: its lesson's topic says so."""
+    lessons = [
+        {
+            "invariant": "truth",
+            "topic": "memory",
+            "test": "t::truth",
+            "headline": "evaluate_run ran out of memory",
+        }
+    ]
+    summary = _summary({**dict.fromkeys(NAMES, "PASS"), "truth": "FAIL"}, lessons)
+    verdict = _classify(result=_result(summary, exit_code=1))
+    assert verdict.status == "out-of-memory"
+    assert verdict.running == {"test": "t::truth", "invariant": "truth"}
+    assert dict(verdict.invariants)["truth"] == "out-of-memory"
+
+
 def test_dying_while_the_folder_is_imported_is_an_error_not_a_crash():
     progress = Progress(phase="load")
     verdict = _classify(finished=_finished(3), progress=progress)
@@ -429,6 +446,32 @@ def test_one_learner_reads_verdict_first_then_invariants_then_lessons():
     assert text.index("Day 1-6 names") < text.index("got FAIL")
     assert text.count("got FAIL, but should be PASS") == 1
     assert "evaluate_run(...)" in text and "Traceback" not in text
+
+
+def test_a_world_the_substrate_could_not_build_is_said_once_without_a_topic_too():
+    learner = replace(
+        _failing_learner(),
+        lessons=(
+            lesson(
+                {
+                    "invariant": "truth",
+                    "headline": "could not build the world"
+                    " through the target: after 2 put(s) the log holds 0 line(s)",
+                }
+            ),
+            lesson(
+                {
+                    "invariant": "read-only",
+                    "headline": "could not build the world"
+                    " through the target: after 1 put(s) the log holds 0 line(s)",
+                }
+            ),
+            lesson({"invariant": "truth", "headline": "report.render() returned None"}),
+        ),
+    )
+    text = "\n".join(learner_lines(learner, "course"))
+    assert text.count("could not build the world") == 1
+    assert text.index("Day 1-6 names") < text.index("report.render() returned None")
 
 
 def test_junit_is_xml_with_a_suite_per_learner(tmp_path: Path):

@@ -376,3 +376,39 @@ def test_a_bad_timeout_is_a_usage_error(
         result = pytester.runpytest(*LEAN, option, "soon")
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         assert "'soon' is not a number of seconds >= 0" in result.stderr.str()
+
+
+def test_a_lesson_shows_how_to_reproduce_it_and_its_topic(
+    pytester: pytest.Pytester, session: Path
+) -> None:
+    """A lesson's snippet is printed under "reproduce:"; the surface invariant's
+    lessons have topic "surface", a memory error raised in a test "memory"."""
+    write(
+        session,
+        """
+        import pytest
+        from strategies.lessons import fail
+
+        @pytest.mark.invariant("surface")
+        def test_shape(target):
+            '''Names are shaped as the contract says.'''
+            fail(world="", expected="a dataclass", observed="a class",
+                 reproduce="import dataclasses\\nprint(dataclasses.is_dataclass(X))")
+
+        @pytest.mark.invariant("truth")
+        def test_memory(target):
+            '''Memory is bounded.'''
+            raise MemoryError
+        """,
+    )
+    result, summary = summary_of(pytester)
+    result.stdout.fnmatch_lines(
+        [
+            "  got a class, but should be a dataclass",
+            "  reproduce:",
+            "    import dataclasses",
+            "    print(dataclasses.is_dataclass(X))",
+        ]
+    )
+    topics = {lesson["invariant"]: lesson["topic"] for lesson in summary["lessons"]}
+    assert topics == {"surface": "surface", "truth": "memory"}
