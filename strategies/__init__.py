@@ -35,7 +35,7 @@ _HOMES = {
     "strategies.results": "RESULT_KINDS EventSpec ResultFact",
     "strategies.receipts": "RECEIPT_KINDS ReceiptFact",
     "strategies.logs": "LOG_KINDS LogFact",
-    "strategies.vocabulary": "INCOMPLETE_REASONS",
+    "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS",
     "strategies.draw": "EXAMPLE_WORLDS PASSING_WORLD TEXTS TRAP_WORLDS examples"
     " file_facts hostile_worlds log_facts noise_events passing_worlds"
     " unavailable_worlds with_perturbations worlds",
@@ -53,7 +53,8 @@ _HOMES = {
     " short_unless_thorough",
     "strategies.cases": "Spec ValidSpec example_invalid_specs example_valid_specs"
     " invalid_specs normalisable_paths valid_specs wrong_type_specs",
-    "strategies.lessons": "InvariantFailure call_target expect_error fail report_view",
+    "strategies.lessons": "CallAborted InvariantFailure call_target expect_error fail report_view"
+    " timed_out",
     "strategies.target": "REQUIRED_NAMES Target load_target",
     "strategies.profiles": "real_runs",
 }

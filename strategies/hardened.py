@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from strategies.build import materialise
-from strategies.lessons import fail, report_view
+from strategies.lessons import fail, report_view, timed_out
 from strategies.snapshot import tree_changes, tree_snapshot
 from strategies.verdicts import assert_truth, judging
 from strategies.vocabulary import EVALUATE
@@ -28,7 +28,7 @@ from strategies.watch import (
     Figures,
     call_with_deadline,
 )
-from strategies.world import World, truth
+from strategies.world import World, describe, truth
 
 __all__ = ["judge_access", "judge_hostile"]
 
@@ -57,10 +57,11 @@ def judge_hostile(
         changes = tree_changes(before, tree_snapshot(built.tree))
         if outcome.hung:
             figures.add("hangs")
-            fail(
-                world="",
-                expected=f"{EVALUATE} to return within {seconds:g} s",
-                observed=f"{EVALUATE} still running after {seconds:g} s",
+            # Raised, not failed: Hypothesis would shrink a hang by hanging again.
+            raise timed_out(
+                EVALUATE,
+                seconds,
+                world=describe(world),
                 hint="a FIFO or device at an expected path, or a FIFO as the log,"
                 " blocks open() for reading: lstat it first, refuse anything but a"
                 " regular file, open with O_NONBLOCK and read at most what can match",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
 import pytest
@@ -10,6 +9,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from strategies import (
+    EVALUATE,
     FILE_KINDS,
     LOG_KINDS,
     TRAP_WORLDS,
@@ -22,9 +22,9 @@ from strategies import (
     describe,
     evaluate,
     examples,
-    fail,
     judging,
     materialise,
+    timed_out,
     truth,
     unavailable_worlds,
     worlds,
@@ -134,11 +134,10 @@ def test_a_fifo_at_an_expected_path_is_unavailable_without_blocking(
             lambda: target.evaluate_run(*built.args), fifos=built.fifos
         )
         if outcome.hung:
-            fail(
-                world="",
-                expected="evaluate_run to return within a few seconds",
-                observed=f"it blocked for {outcome.seconds:.0f} s on"
-                f" {', '.join(os.fspath(p) for p in built.fifos)}",
+            raise timed_out(
+                EVALUATE,
+                outcome.seconds,
+                world=describe(world),
                 hint="lstat the path and refuse anything but a regular file"
                 " before opening it (or open with O_NONBLOCK)",
             )
