@@ -53,8 +53,8 @@ _HOMES = {
     " short_unless_thorough",
     "strategies.cases": "Spec ValidSpec example_invalid_specs example_valid_specs"
     " invalid_specs normalisable_paths valid_specs wrong_type_specs",
-    "strategies.lessons": "CallAborted InvariantFailure call_target expect_error fail report_view"
-    " timed_out",
+    "strategies.lessons": "CallAborted InvariantFailure call_target expect_error"
+    " fail report_view timed_out",
     "strategies.target": "REQUIRED_NAMES Target load_target",
     "strategies.profiles": "real_runs",
 }
