@@ -699,6 +699,19 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
             layout=lambda text: (_nonempty(text), f" {_nonempty(text)} \n".encode()),
         ),
         _mismatch(
+            "line_end_spaces",
+            "holds the expected text with spaces and a tab at the end of each line",
+            "compare exactly: spaces at the end of a line are content (no"
+            " rstrip() per line)",
+            perturbation="spaces added at the end of every line of the file",
+            layout=lambda text: (
+                _with_newline(text),
+                "\n".join(
+                    line + " \t" for line in _with_newline(text).split("\n")
+                ).encode(),
+            ),
+        ),
+        _mismatch(
             "longer",
             "holds the expected text followed by more",
             "compare with ==, not startswith()",
