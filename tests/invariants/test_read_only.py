@@ -97,6 +97,8 @@ def _judge(words, calls, changes, state_before, state_after) -> None:
                 world=words,
                 expected=f"{what} unchanged by evaluation",
                 observed=f"before: {before!r:.200}; after: {state_after[what]!r:.200}",
+                headline=f"evaluate_run changed {what}, which it should leave as it"
+                " was",
                 hint="evaluation only reads: it must not mutate the run (no"
                 " events.sort(), no replaced field), the case, the workspace or"
                 " the store, nor ask for approval",

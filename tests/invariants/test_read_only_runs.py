@@ -107,6 +107,9 @@ def _evaluate_spied(target, built):
             world="",
             expected="no call to a workspace tool or to receipts.put",
             observed="calls to " + ", ".join(dict.fromkeys(calls)),
+            headline="evaluate_run called "
+            + ", ".join(dict.fromkeys(calls))
+            + ", but should call no tool and no put",
             hint="read file evidence through workspace.resolve_path and the bytes"
             " on disk, never through the stateful read_file tool; look receipts up"
             " (a fresh ReceiptStore(path) for a log), never put or execute",
@@ -145,6 +148,7 @@ def test_evaluating_a_real_run_changes_nothing(target, world: World):
                 world="",
                 expected="no change to any byte, time or path of the temporary tree",
                 observed="; ".join(changes),
+                headline="evaluate_run changed the tree: " + "; ".join(changes[:3]),
                 hint="open evidence for reading only; a missing receipt log is an"
                 " empty store, never a file to create (no open(..., 'a'), no touch)",
             )
@@ -155,6 +159,8 @@ def test_evaluating_a_real_run_changes_nothing(target, world: World):
                     world="",
                     expected=f"{name} unchanged: {value!r:.300}",
                     observed=f"{name} now {after[name]!r:.300}",
+                    headline=f"evaluate_run changed {name}, which it should leave"
+                    " as it was",
                     hint="evaluation reads the run and the store; it never calls the"
                     " model or the approval callback and never rewrites anything",
                 )
@@ -234,6 +240,8 @@ def test_evaluation_keeps_the_workspace_read_state(target, world: World):
                 world=context,
                 expected="a refusal from the workspace (error: ...) for an edit of a"
                 " file it never read or that changed since it was read",
+                headline=f"the workspace accepted an edit of {accepted[0]} before any"
+                " evaluation, but should refuse it (never read, or changed since)",
                 observed=f"the workspace accepting an edit of {accepted[0]} before any"
                 f" evaluation: {before[accepted[0]]!r}",
                 hint="Day 3: write_file and edit_file refuse a file not read before"
@@ -247,6 +255,8 @@ def test_evaluation_keeps_the_workspace_read_state(target, world: World):
                 world=context,
                 expected=f"the edit of {accepted[0]} refused after evaluate_run, as"
                 " it was before",
+                headline=f"after evaluate_run the workspace accepted an edit of"
+                f" {accepted[0]} it refused before, but should still refuse it",
                 observed=f"the workspace accepting it after evaluate_run:"
                 f" {after[accepted[0]]!r}",
                 hint="evaluation read the file through the stateful"

@@ -138,8 +138,8 @@ def test_dataclass_shape(target: Target, name: str) -> None:
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
         fail(
             world=world,
-            expected=f"{name} a dataclass",
-            observed=f"{cls!r}, not a dataclass",
+            expected=f"{name} to be a dataclass",
+            observed=f"{name} is {cls!r}, not a dataclass",
             hint="keep the @dataclass decorator of the starter",
         )
     fields = tuple(f.name for f in dataclasses.fields(cls) if f.init)
@@ -206,8 +206,10 @@ def test_report_has_passed_and_render(target: Target) -> None:
         if not hasattr(cls, attribute):
             fail(
                 world=f"EvaluationReport of {target.label}",
-                expected=f"EvaluationReport.{attribute}, {kind}",
-                observed=f"no EvaluationReport.{attribute}",
+                expected=f"EvaluationReport to have {attribute}, {kind}",
+                observed=f"EvaluationReport has no {attribute}",
+                headline=f"EvaluationReport has no {attribute}, but should have it"
+                f" ({kind})",
                 hint="keep the starter's property and method",
             )
 
