@@ -60,6 +60,7 @@ pytest_plugins = ["pytester"]
 
 TESTS = Path(__file__).resolve().parent
 BUNDLED = TESTS / "bundled"
+META = TESTS / "meta"  # the suite's own oracle, judged with the bundled evaluator
 INVARIANTS = TESTS / "invariants"
 
 _TARGET = pytest.StashKey[Target]()
@@ -197,7 +198,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     missing = ", ".join(target.missing) if target.missing else "none"
     lines = [f"target: {target.label} ({target.level} level); missing: {missing}"]
     if not target.bundled:
-        lines.append("skipped: tests/bundled (tests of the bundled evaluator's parts)")
+        lines.append(
+            "skipped: tests/bundled and tests/meta (the bundled evaluator's parts,"
+            " the suite's own oracle)"
+        )
     lines.append(f"hypothesis profile: {settings.get_current_profile_name()}")
     return lines
 
@@ -309,8 +313,9 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     # other target they are not collected at all (the header says so), which
     # keeps a learner's report to the invariants and spares those imports.
     target = config.stash.get(_TARGET, None)
-    if target is not None and not target.bundled and _under(collection_path, BUNDLED):
-        return True
+    if target is not None and not target.bundled:
+        if _under(collection_path, BUNDLED) or _under(collection_path, META):
+            return True
     return None
 
 
