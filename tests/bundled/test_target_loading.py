@@ -546,7 +546,8 @@ def test_a_run_ends_with_the_verification_summary(
     result.stdout.fnmatch_lines(
         [
             f"target: folder {suite} (course level); missing: none",
-            "skipped: tests/bundled and tests/meta (the bundled evaluator's parts, the suite's own oracle)",
+            "skipped: tests/bundled and tests/meta (the bundled evaluator's parts,"
+            " the suite's own oracle)",
             "hypothesis profile: dev",
         ]
     )
