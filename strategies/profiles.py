@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 __all__ = [
     "CI",
@@ -52,6 +52,11 @@ def register_profiles() -> None:
         derandomize=True,
         database=None,  # CI machines start empty; a database only hides flakiness
         print_blob=True,  # a failure prints @reproduce_failure to replay it locally
+        # No explain phase: it replays the failing example many times over to
+        # say which parts of it matter, which the lesson's world already says;
+        # on a learner whose evaluate_run raises everywhere it was most of the
+        # run (20-30 s a property).
+        phases=[p for p in Phase if p is not Phase.explain],
     )
     settings.register_profile(THOROUGH, max_examples=1000, deadline=_NO_DEADLINE)
 
