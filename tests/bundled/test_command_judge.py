@@ -107,10 +107,12 @@ HOSTILE = {
     # Failing fast besides: the point is the writes, not a second full run.
     "rewrites": ("rewrites-cwd", "rewrites-judge", "returns-none"),
 }
-# Judged with a short clock, which must stop it. (An endless print is the
-# same hang; capping what it prints is tested in test_command_supervise.py.)
+# Judged with a short clock, which must stop it. A loop that sleeps is the
+# same hang as one that spins, without taking a core from the other tests
+# for 20 s; an endless print is the same hang too (capping what it prints is
+# tested in test_command_supervise.py).
 HANGS = {
-    "loops-for-ever": ("loops-for-ever",),
+    "loops-for-ever": ("sleeps-for-ever",),
 }
 # Judged with a long clock, which none of them may need.
 CRASHES = {
@@ -283,7 +285,6 @@ def test_a_crash_says_what_was_running_and_a_timeout_where_it_hung(hang_run):
 
 SMALL_CLASS = {
     "returns-none": ("returns-none",),
-    "exits": ("exits",),
     "interrupts": ("interrupts",),
     "import-fails": ("import-fails",),
 }
@@ -326,11 +327,7 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
     # A KeyboardInterrupt from evaluate_run either stops the run (crashed) or,
     # where the suite bounds each call into the target, fails its invariants.
     assert statuses.pop("interrupts") in ("crashed", "fail")
-    assert statuses == {
-        "returns-none": "fail",
-        "exits": "crashed",
-        "import-fails": "error",
-    }
+    assert statuses == {"returns-none": "fail", "import-fails": "error"}
     parts = []
     for index in (1, 2):
         part = tmp_path / f"part{index}.json"
@@ -347,7 +344,7 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
         )
         assert run.returncode == 1, run.stderr
         parts.append(str(part))
-        assert len(json.loads(part.read_text())["learners"]) == 2
+        assert len(json.loads(part.read_text())["learners"]) == (2, 1)[index - 1]
     merged = tmp_path / "merged.json"
     run = _command(
         checkout,
@@ -410,7 +407,7 @@ def _until(condition, seconds: float) -> bool:
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
 def test_a_stopped_command_leaves_no_judge_running(checkout, tmp_path, how):
     """Cancelled (TERM) or killed (KILL), the command takes its children with it."""
-    folder = learner_folder(tmp_path, "agent", "loops-for-ever")
+    folder = learner_folder(tmp_path, "agent", "sleeps-for-ever")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     process = subprocess.Popen(
