@@ -247,9 +247,12 @@ def hang_run(checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_every_misbehaviour_gets_its_status_in_bounded_time(hang_run):
     """Loop, endless print, exit, signal, memory, exit at import: never a pass."""
     hangs, crashes = hang_run["hangs"], hang_run["crashes"]
-    assert _statuses(hangs["report"]) == {"loops-for-ever": "timeout"}, hangs[
-        "finished"
-    ].stderr
+    # The command's clock stops it, unless the suite's own bound on each call
+    # into the target fails every call first: a fail that says it hung.
+    [loops] = hangs["report"]["learners"]
+    assert loops["status"] in ("timeout", "fail"), hangs["finished"].stderr
+    if loops["status"] == "fail":
+        assert any(lesson["topic"] == "hang" for lesson in loops["lessons"])
     assert _statuses(crashes["report"]) == {
         "exits": "crashed",
         "kills-itself": "crashed",
@@ -276,7 +279,8 @@ def test_a_crash_says_what_was_running_and_a_timeout_where_it_hung(hang_run):
     assert "status 0" in exits["detail"]
     assert "SIGSEGV" in learners["kills-itself"]["detail"]
     loops = learners["loops-for-ever"]
-    assert loops["invariants"][loops["running"]["invariant"]] == "timeout"
+    if loops["status"] == "timeout":
+        assert loops["invariants"][loops["running"]["invariant"]] == "timeout"
     assert learners["import-exits"]["detail"].startswith("the folder cannot be loaded")
     assert "out of memory (the limit is 700 MiB)" in learners["eats-memory"]["detail"]
 
