@@ -442,6 +442,8 @@ def test_a_stopped_command_leaves_no_judge_running(checkout, tmp_path, how):
         process.wait()
         for leader in _judges_running(scratch):  # each child leads its own group
             os.killpg(leader, signal.SIGKILL)
+    # Nothing of the learner's is left in the scratch directory, the suite's
+    # worlds included, even when the child was killed in the middle of a test.
     if how == signal.SIGTERM:
         assert process.returncode == 130
         assert "interrupted" in process.stderr.read()
