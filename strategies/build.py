@@ -563,18 +563,24 @@ def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
 # --- the whole world ---------------------------------------------------------------
 
 
-def _root(tree: Path) -> Path:
-    """The workspace root: exactly ROOT_BYTES long, so paths at the length
-    limit are known before the world is built."""
+def _root(tree: Path, world: World) -> Path:
+    """The workspace root: exactly ROOT_BYTES long when the scratch directory
+    allows, so paths at the length limit are known before the world is built."""
     base = os.fsencode(tree)
     pad = ROOT_BYTES - len(base) - len(b"/ws")
-    if pad < 0:
+    if pad >= 0:
+        return tree / ("ws" + "-" * pad)
+    if any(fact.kind in _LENGTH_KINDS for fact in world.files):
         raise RuntimeError(
-            f"the scratch directory {os.fsdecode(base)!r} is too long for the worlds"
-            f" (the workspace root must be {ROOT_BYTES} bytes); set DAY7_SCRATCH to"
-            " a shorter directory"
+            f"the scratch directory {os.fsdecode(base)!r} is too long for a path at"
+            f" the length limit (the workspace root must be {ROOT_BYTES} bytes);"
+            " set DAY7_SCRATCH to a shorter directory"
         )
-    return tree / ("ws" + "-" * pad)
+    return tree / "ws"
+
+
+#: File kinds whose path is laid out for a root of exactly ROOT_BYTES.
+_LENGTH_KINDS = ("long_path", "beyond_path_max", "socket")
 
 
 def build_in(
@@ -595,7 +601,7 @@ def build_in(
 def _build(
     world: World, target: Any, tree: Path, events: Sequence[EventSpec] | None
 ) -> Built:
-    root = _root(tree)
+    root = _root(tree, world)
     root.mkdir(parents=True)
     outside = tree / "outside"
     built = Built(world, tree, root, None, None, None, None, None)
