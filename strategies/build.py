@@ -580,7 +580,7 @@ def _root(tree: Path, world: World) -> Path:
 
 
 #: File kinds whose path is laid out for a root of exactly ROOT_BYTES.
-_LENGTH_KINDS = ("long_path", "beyond_path_max", "socket")
+_LENGTH_KINDS = ("long_path", "beyond_path_max")
 
 
 def build_in(
