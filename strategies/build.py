@@ -338,7 +338,11 @@ def _store(world: World, target: Any, built: Built) -> None:
         if log.location == "inside":
             built.log_path = built.root / LOG_NAME
         else:
-            (built.tree / "logs").mkdir()
+            (built.tree / "logs-real").mkdir()
+            if log.location == "linked":  # the log's directory is a symlink
+                (built.tree / "logs").symlink_to("logs-real")
+            else:
+                (built.tree / "logs-real").rename(built.tree / "logs")
             built.log_path = built.tree / "logs" / LOG_NAME
         built.receipts = call_target(
             "ReceiptStore(path)", target.ReceiptStore, built.log_path

@@ -32,7 +32,13 @@ from strategies.files import (
 )
 from strategies.finals import FINAL_KINDS, FinalFact
 from strategies.kinds import PASS, UNAVAILABLE
-from strategies.logs import COURSE_GET_ERRORS, HARDENED_GET_ERRORS, LOG_KINDS, LogFact
+from strategies.logs import (
+    COURSE_GET_ERRORS,
+    HARDENED_GET_ERRORS,
+    LOCATIONS,
+    LOG_KINDS,
+    LogFact,
+)
 from strategies.receipts import RECEIPT_KINDS, ReceiptFact
 from strategies.results import RESULT_KINDS, EventSpec, ResultFact, noise_event
 from strategies.vocabulary import EFFECT_TOOLS, INCOMPLETE_REASONS, TOOLS, marker
@@ -247,7 +253,7 @@ def log_facts(
     return st.builds(
         _log,
         st.sampled_from(stores),
-        st.sampled_from(("inside", "beside")),
+        st.sampled_from(LOCATIONS),
         st.sampled_from(kinds or LOG_KINDS.names()),
         st.integers(0, 4),
         st.integers(0, 6),
@@ -493,6 +499,9 @@ EXAMPLE_WORLDS: dict[str, World] = {
     "receipt absent": _receipt_world("match", "absent"),
     "receipts in memory": _receipt_world("match", store="memory"),
     "receipts beside the root": _receipt_world("match", location="beside"),
+    "receipts through a symlinked directory": _receipt_world(
+        "match", location="linked"
+    ),
     "receipts with a separate workspace store": _receipt_world(
         "match", workspace_store="separate"
     ),

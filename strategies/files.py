@@ -712,6 +712,13 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
             ),
         ),
         _mismatch(
+            "ligature_on_disk",
+            "holds the expected text with a ligature (ﬁ) where it has the two"
+            " letters (fi)",
+            "compare the decoded text as it is: no NFKC or NFKD normalisation",
+            layout=lambda text: (text + "fi", (text + "\ufb01").encode()),
+        ),
+        _mismatch(
             "longer",
             "holds the expected text followed by more",
             "compare with ==, not startswith()",
@@ -846,6 +853,16 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
             "decode strictly and report UnicodeDecodeError as 'evidence"
             " unavailable: ...'",
             layout=lambda text: (text + "é", text.encode() + "é".encode()[:1]),
+        ),
+        _unavailable(
+            "invalid_utf8_latin1",
+            "holds bytes that are not UTF-8 but read as Latin-1 give exactly the"
+            " expected text",
+            "decode strictly as UTF-8: no fallback to Latin-1 or cp1252 when it fails",
+            layout=lambda text: (
+                (text.encode() + b"\xe9").decode("latin-1"),
+                text.encode() + b"\xe9",
+            ),
         ),
         _unavailable(
             "name_nfc_only_nfd",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from strategies.kinds import FAIL, PASS, Kind, Kinds
 from strategies.vocabulary import INCOMPLETE_REASONS
 
-__all__ = ["FINAL_KINDS", "FinalFact", "FinalKind", "final_text"]
+__all__ = ["FINAL_KINDS", "FinalFact", "FinalKind", "final_said", "final_text"]
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,19 @@ class FinalKind(Kind):
 
     texts: Texts = lambda fact: (_around(fact), fact.marker)
     completed: bool = True
+    #: The text of the run's closing FinalAction event, when it is not run.final.
+    said: Callable[[FinalFact], str] | None = None
 
 
 def final_text(fact: FinalFact) -> tuple[object, str]:
     """The run's final answer and the case's `final_contains`, in that order."""
     return FINAL_KINDS[fact.kind].texts(fact)
+
+
+def final_said(fact: FinalFact) -> object:
+    """The text of the run's closing FinalAction event (run.final, by default)."""
+    kind = FINAL_KINDS[fact.kind]
+    return kind.texts(fact)[0] if kind.said is None else kind.said(fact)
 
 
 def _around(fact: FinalFact, shown: str | None = None) -> str:
@@ -133,6 +141,57 @@ FINAL_KINDS: Kinds[FinalKind] = Kinds(
             perturbation="final substring asked in the other letter case",
             changes="case",
             texts=lambda fact: (_around(fact), fact.marker.swapcase()),
+        ),
+        FinalKind(
+            "final_event_differs",
+            PASS,
+            "a completed run whose final holds the substring, though its closing"
+            " FinalAction event says something else",
+            "judge run.final, the run's answer, not the text of the last event",
+            said=lambda fact: f"{fact.words}.",
+        ),
+        FinalKind(
+            "only_final_event_holds",
+            FAIL,
+            "a completed run whose final lacks the substring; only its closing"
+            " FinalAction event holds it",
+            "judge run.final, the run's answer, not the text of the last event",
+            texts=lambda fact: (_around(fact, ""), fact.marker),
+            said=_around,
+        ),
+        FinalKind(
+            "nfd_asked_nfc",
+            FAIL,
+            "a completed run whose final holds the substring with a decomposed"
+            " (NFD) accent; the case asks for it composed (NFC)",
+            "NFC and NFD are different text: search run.final as it is, no"
+            " unicodedata.normalize",
+            changes="case",
+            texts=lambda fact: (
+                _around(fact, fact.marker + "e\u0301"),
+                fact.marker + "\u00e9",
+            ),
+        ),
+        FinalKind(
+            "ligature_asked_plain",
+            FAIL,
+            "a completed run whose final holds the substring with a ligature (ﬁ);"
+            " the case asks for the two letters (fi)",
+            "a ligature is another character: search run.final as it is, no NFKC"
+            " or NFKD normalisation",
+            changes="case",
+            texts=lambda fact: (
+                _around(fact, fact.marker + "\ufb01"),
+                fact.marker + "fi",
+            ),
+        ),
+        FinalKind(
+            "none_asked_none",
+            FAIL,
+            "a completed run with final=None; the case asks for the text 'None'",
+            "a final of None holds no text, not even 'None': never search"
+            " str(run.final)",
+            texts=lambda fact: (None, "None"),
         ),
         FinalKind(
             "padded_absent",

@@ -24,6 +24,7 @@ from strategies.kinds import FAIL, PASS, UNAVAILABLE, Kind, Kinds
 __all__ = [
     "COURSE_GET_ERRORS",
     "HARDENED_GET_ERRORS",
+    "LOCATIONS",
     "LOG_KINDS",
     "LogFact",
     "LogKind",
@@ -47,6 +48,9 @@ HARDENED_GET_ERRORS = (
 )
 
 _STORES = ("path", "memory", "missing")
+#: Where the log is: in the workspace root, beside it, or beside it in a
+#: directory reached through a symlink (so resolving its path changes it).
+LOCATIONS = ("inside", "beside", "linked")
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,8 @@ class LogFact:
 
     store: "path" (a ReceiptStore over a log file), "memory" (no path) or
     "missing" (a path whose log does not exist). `location` puts the log in
-    the workspace root ("inside") or beside it. `kind` is the log's damage
+    the workspace root ("inside"), beside it, or beside it through a
+    symlinked directory ("linked"). `kind` is the log's damage
     (for a path store), `line` and `variant` pick where and how. `get`
     names what the handed store's `get` raises, or "junk" for a `get` that
     returns a dict (None: it works). `workspace_store` is "same" (the
@@ -79,6 +84,8 @@ class LogFact:
             raise ValueError(f"log: store {self.store!r}")
         if self.store != "path" and self.kind != "none":
             raise ValueError(f"log: a {self.store} store has no log to damage")
+        if self.location not in LOCATIONS:
+            raise ValueError(f"log: location {self.location!r}")
         if self.get not in (None, *COURSE_GET_ERRORS, *HARDENED_GET_ERRORS):
             raise ValueError(f"log: get {self.get!r}")
 

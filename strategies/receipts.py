@@ -129,12 +129,15 @@ class ReceiptKind(Kind):
     hide: str = ""
     no_artifacts: bool = False
     result: str = "done {marker} ok"
+    stored_artifacts: Callable[[tuple[str, ...]], tuple[str, ...]] | None = None
 
 
 def stored_receipt(fact: ReceiptFact) -> Stored:
     """The receipt stored for `fact` (for a real run: the one it recorded)."""
     kind = RECEIPT_KINDS[fact.kind]
     artifacts = () if kind.no_artifacts else _artifacts(fact, kind.need)
+    if kind.stored_artifacts is not None:
+        artifacts = kind.stored_artifacts(artifacts)
     call_id = fact.call_id
     arguments = _arguments(fact, artifacts)
     result = fact.result or kind.result.format(
@@ -287,6 +290,51 @@ RECEIPT_KINDS: Kinds[ReceiptKind] = Kinds(
             " the same path, even to the same length, must be read again",
             perturbation="the stored result rewritten in the other letter case",
             result="done {swapped} ok",
+        ),
+        ReceiptKind(
+            "result_nfd_held",
+            FAIL,
+            "the stored result holds the substring with a decomposed (NFD)"
+            " accent; the expectation asks for it composed (NFC)",
+            "NFC and NFD are different text: search the result as it is, no"
+            " unicodedata.normalize",
+            changes="case",
+            result="done {marker}e\u0301 ok",
+            expect=_with(contains=lambda f, m: f"{m.contains}\u00e9"),
+        ),
+        ReceiptKind(
+            "result_ligature_held",
+            FAIL,
+            "the stored result holds the substring with a ligature (ﬁ); the"
+            " expectation asks for the two letters (fi)",
+            "a ligature is another character: search the result as it is",
+            changes="case",
+            result="done {marker}\ufb01 ok",
+            expect=_with(contains=lambda f, m: f"{m.contains}fi"),
+        ),
+        ReceiptKind(
+            "artifacts_nfd_stored",
+            FAIL,
+            "the receipt names a changed artifact in decomposed (NFD) form; the"
+            " expectation names it composed (NFC)",
+            "compare changed_artifacts exactly: the names 'é' and 'e\u0301' are"
+            " different files",
+            need=1,
+            stored_artifacts=lambda arts: (*arts[:-1], "out/cafe\u0301.txt"),
+            expect=_with(
+                artifacts=lambda f, m: (*m.artifacts[:-1], "out/caf\u00e9.txt")
+            ),
+        ),
+        ReceiptKind(
+            "artifacts_unnormalised_stored",
+            FAIL,
+            "the receipt names its changed artifacts as written ('./a', 'a//b');"
+            " the expectation names them normalised",
+            "compare the receipt's changed_artifacts as stored: do not normalise"
+            " the receipt's side",
+            need=1,
+            stored_artifacts=lambda arts: tuple(f"./{a}" for a in arts),
+            expect=_with(artifacts=lambda f, m: tuple(a[2:] for a in m.artifacts)),
         ),
         ReceiptKind(
             "artifacts_reversed",

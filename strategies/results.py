@@ -364,6 +364,37 @@ RESULT_KINDS: Kinds[ResultKind] = Kinds(
             asks=lambda fact: f"{fact.marker}{_NFC}",
         ),
         ResultKind(
+            "ligature_held_plain_asked",
+            FAIL,
+            "a {tool} event whose result holds the substring with a ligature (ﬁ);"
+            " the case asks for the two letters (fi)",
+            "a ligature is another character: search the result as it is, no NFKC"
+            " or NFKD normalisation",
+            events=lambda fact: [tool_event(fact.tool, f"ok {fact.marker}\ufb01 done")],
+            asks=lambda fact: f"{fact.marker}fi",
+        ),
+        ResultKind(
+            "none_asked_none",
+            FAIL,
+            "a {tool} event whose result is None; the case asks for the text 'None'",
+            "a result of None holds no text, not even 'None': never search"
+            " str(event.result)",
+            events=lambda fact: [tool_event(fact.tool, None)],
+            asks=lambda fact: "None",
+        ),
+        ResultKind(
+            "among_many",
+            PASS,
+            "a {tool} event whose result holds the substring, in the middle of a"
+            " hundred other {tool} events",
+            "search every event, however many: a sample of a long run misses",
+            events=lambda fact: [
+                *(tool_event(fact.tool, f"ok {n} done") for n in range(50)),
+                tool_event(fact.tool, f"ok {fact.marker} done"),
+                *(tool_event(fact.tool, f"ok {n} done") for n in range(50, 100)),
+            ],
+        ),
+        ResultKind(
             "tool_name_asked",
             FAIL,
             "a {tool} event whose result holds the substring; the case asks for"

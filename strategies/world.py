@@ -16,7 +16,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 from strategies.files import FILE_KINDS, FileFact, file_layout, spelled
-from strategies.finals import FINAL_KINDS, FinalFact, final_text
+from strategies.finals import FINAL_KINDS, FinalFact, final_said, final_text
 from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind
 from strategies.logs import HARDENED_GET_ERRORS, LOG_KINDS, LogFact
 from strategies.receipts import (
@@ -129,14 +129,15 @@ def world_events(world: World) -> tuple[EventSpec, ...]:
     events: list[EventSpec] = list(world.noise)
     for fact in world.results:
         events.extend(result_events(fact))
-    final, _ = final_text(world.final)
+    final, said = final_text(world.final)[0], final_said(world.final)
     if isinstance(final, str):
+        said = said if isinstance(said, str) else final
         events.append(
             EventSpec(
                 step=0,
-                response=json.dumps({"final": final}),
+                response=json.dumps({"final": said}),
                 action="final",
-                final=final,
+                final=said,
             )
         )
     return tuple(replace(e, step=number) for number, e in enumerate(events, 1))
@@ -461,7 +462,11 @@ def _log_words(log: LogFact, extra: int) -> str:
     elif log.store == "missing":
         line = "receipts: a path store whose log file does not exist"
     else:
-        where = "in the workspace root" if log.location == "inside" else "beside it"
+        where = {
+            "inside": "in the workspace root",
+            "beside": "beside it",
+            "linked": "beside it, in a directory reached through a symlink",
+        }[log.location]
         line = f"receipts: a path store, log {where}, {LOG_KINDS[log.kind].words}"
     if extra:
         line += f"; {extra} unrelated receipt(s) stored first"
