@@ -42,7 +42,6 @@ __all__ = [
     "TOPICS",
     "CallAborted",
     "InvariantFailure",
-    "assert_checks",
     "call_target",
     "describing",
     "expect_error",
@@ -645,58 +644,6 @@ def report_view(report: Any) -> tuple[CheckRow, ...]:
     return tuple((check.name, check.passed, check.detail) for check in report.checks)
 
 
-#: An expected row: (name, passed) or (name, passed, detail). A detail ending
-#: in ":" matches any observed detail starting with it ("evidence unavailable:").
-ExpectedRow = tuple[str, bool] | tuple[str, bool, str]
-
-
-def assert_checks(
-    report: Any,
-    expected_rows: Sequence[ExpectedRow],
-    *,
-    world: str,
-    hint: str = "",
-) -> tuple[CheckRow, ...]:
-    """Assert the report's checks are exactly `expected_rows`, in order.
-
-    Fails on the first difference: the list of names and their order, then
-    the first check whose verdict or detail differs. Returns the rows.
-    """
-    __tracebackhide__ = True
-    rows = report_view(report)
-    names = [row[0] for row in rows]
-    want = [row[0] for row in expected_rows]
-    if names != want:
-        fail(
-            world=world,
-            expected=f"checks {_names(want)}",
-            observed=f"checks {_names(names)}",
-            headline=f"the report has checks {_names(names)},"
-            f" but should have {_names(want)}",
-            hint=hint
-            or "one check per fact: final, then files, results and receipts,"
-            " each in case order",
-        )
-    for (name, passed, detail), expected in zip(rows, expected_rows, strict=True):
-        want_passed = expected[1]
-        want_detail = expected[2] if len(expected) == 3 else None
-        if passed != want_passed or not _detail_matches(detail, want_detail):
-            shown = (
-                _verdict(want_passed, want_detail)
-                if want_detail
-                else _verdict(want_passed)
-            )
-            fail(
-                world=world,
-                expected=f"{name}: {shown}",
-                observed=f"{name}: {_verdict(passed, detail)}",
-                headline=f"check {name} is {_verdict(passed, detail)},"
-                f" but should be {shown}",
-                hint=hint,
-            )
-    return rows
-
-
 def expect_error(
     what: str,
     thunk: Callable[[], object],
@@ -754,23 +701,6 @@ def expect_error(
             hint=hint or "say which field is wrong, in the field's own words",
         )
     return value  # type: ignore[no-any-return]
-
-
-def _detail_matches(observed: str, expected: str | None) -> bool:
-    if expected is None:
-        return True
-    if expected.endswith(":"):
-        return observed.startswith(expected)
-    return observed == expected
-
-
-def _verdict(passed: bool, detail: str | None = None) -> str:
-    word = "PASS" if passed else "FAIL"
-    return f"{word} ({detail})" if detail is not None else word
-
-
-def _names(names: Sequence[str]) -> str:
-    return "[" + ", ".join(names) + "]"
 
 
 def _short_repr(value: object, limit: int = 80) -> str:

@@ -19,7 +19,6 @@ from hypothesis import settings
 
 from strategies.lessons import (
     InvariantFailure,
-    assert_checks,
     call_target,
     expect_error,
     fail,
@@ -388,31 +387,6 @@ def test_a_lesson_reads_got_but_should_be() -> None:
         "got PASS, but should be FAIL\n  world: a.txt holds 'x'\n  hint: h"
     )
     assert raised.value.as_dict()["observed"] == "PASS"
-
-
-def test_assert_checks_names_the_first_difference(tmp_path: Path) -> None:
-    """assert_checks compares names, then verdicts and detail prefixes."""
-    target = load_target(impl_path=make_course(tmp_path))
-    report = target.EvaluationReport(
-        (target.EvaluationCheck("final", False, "evidence unavailable: gone"),)
-    )
-    assert_checks(report, [("final", False, "evidence unavailable:")], world="w")
-    with pytest.raises(InvariantFailure) as raised:
-        assert_checks(report, [("final", False), ("file:a", True)], world="w")
-    assert raised.value.headline == (
-        "the report has checks [final], but should have [final, file:a]"
-    )
-    with pytest.raises(InvariantFailure) as raised:
-        assert_checks(report, [("final", True)], world="w")
-    assert raised.value.headline == (
-        "check final is FAIL (evidence unavailable: gone), but should be PASS"
-    )
-    with pytest.raises(InvariantFailure) as raised:
-        report_view(None)
-    assert raised.value.headline == (
-        "the report is None, but should be an EvaluationReport with a tuple of"
-        " (name, passed, detail) checks"
-    )
 
 
 def test_expect_error_checks_type_and_words() -> None:
