@@ -839,4 +839,101 @@ BUGS: tuple[PlantedBug, ...] = (
         new="            return _absent\n        raise",
         catches=(TRUTH, UNAVAILABLE),
     ),
+    # --- the blind spots found by a second blind batch of learners: the
+    # --- process's directory, invisible characters, a raw UTF-8 log, call ids
+    # --- and paths looked up by case, evidence taken from the wrong source
+    PlantedBug(
+        name="directory-changed",
+        task="read-only",
+        mistake="changes the process's directory into the workspace root to"
+        " read files, and never changes back",
+        old="        root = Path(workspace.policy.root)\n",
+        new="        root = Path(workspace.policy.root)\n        os.chdir(root)\n",
+        catches=(READ_ONLY, READ_ONLY_RUNS),
+    ),
+    PlantedBug(
+        name="final-zero-width-removed",
+        task="final",
+        mistake="removes zero-width spaces from the final before searching it,"
+        " so a substring broken by an invisible character passes",
+        old="        and case.final_contains in final\n",
+        new='        and case.final_contains in final.replace("\\u200b", "")\n',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="log-ascii-required",
+        task="receipts",
+        mistake="requires the receipt log to be ASCII (as put() writes it), so a"
+        " valid UTF-8 log with raw accents is 'unavailable'",
+        old="        return ReceiptStore(path).get\n",
+        new='        Path(path).read_bytes().decode("ascii")\n'
+        "        return ReceiptStore(path).get\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="call-id-case-folded",
+        task="receipts",
+        mistake="looks the call id up again in lower case when it is absent, so"
+        " 'CALL-1' finds the receipt of 'call-1'",
+        old="        receipt = source(expected.tool_call_id)\n",
+        new="        receipt = source(expected.tool_call_id) or source("
+        "expected.tool_call_id.lower())\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="path-case-fallback",
+        task="files",
+        mistake="when the expected file is missing, reads a file of the same"
+        " name in another letter case (as a case-insensitive disk would)",
+        old="        resolved = Path(workspace.resolve_path(expected.path))\n",
+        new="        resolved = Path(workspace.resolve_path(expected.path,"
+        " must_exist=False))\n"
+        "        if not resolved.exists():\n"
+        "            resolved = next((p for p in resolved.parent.iterdir()"
+        " if p.name.lower() == resolved.name.lower()), resolved)\n",
+        catches=(TRUTH, UNAVAILABLE),
+    ),
+    PlantedBug(
+        name="invalid-replies-counted",
+        task="results",
+        mistake="counts an invalid reply as a result of the tool its JSON names,"
+        " so a refused call's error message satisfies that tool",
+        old="    gathered = _gather_results(run.events, case.results)\n",
+        new="    gathered = _gather_results(run.events, case.results)\n"
+        "    events = run.events if isinstance(run.events, (tuple, list)) else ()\n"
+        "    for event in events:\n"
+        "        try:\n"
+        '            named = __import__("json").loads(event.response)["tool"]\n'
+        "            if event.action is None and isinstance(event.result, str):\n"
+        "                gathered[named].append(event.result)\n"
+        "        except Exception:\n"
+        "            pass\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="results-from-receipts",
+        task="results",
+        mistake="when no event shows a result, takes it from the stored receipts"
+        " call-1 to call-N instead",
+        old="    gathered = _gather_results(run.events, case.results)\n",
+        new="    gathered = _gather_results(run.events, case.results)\n"
+        "    try:\n"
+        "        for number in range(1, len(run.events) + 1):\n"
+        '            stored = receipts.get(f"call-{number}")\n'
+        "            if stored is not None and isinstance(stored.result, str):\n"
+        "                gathered[stored.tool].append(stored.result)\n"
+        "    except Exception:\n"
+        "        pass\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="content-encoded-strictly",
+        task="files",
+        mistake="encodes the expected content strictly to size the read, so"
+        " content holding a lone surrogate raises UnicodeEncodeError",
+        old="    expected_bytes = len(expected.content.encode("
+        '"utf-8", "surrogatepass"))\n',
+        new='    expected_bytes = len(expected.content.encode("utf-8"))\n',
+        catches=(TRUTH, SHAPE),
+    ),
 )

@@ -60,6 +60,7 @@ from strategies.world import (
     EventSpec,
     World,
     case_spec,
+    crossed_receipts,
     describe,
     extra_receipts,
     stored_as,
@@ -237,7 +238,7 @@ def _extra(number: int) -> Stored:
         "run_command",
         {"argv": ["python", "-c", "print('extra')"]},
         "ok",
-        f"status: 0\noutput:\nextra {number}\n",
+        f"status: 0\noutput:\nextra {number}: café ✓\n",
         (),
     )
 
@@ -353,6 +354,7 @@ def _store(world: World, target: Any, built: Built) -> None:
     receipts = [
         *(_receipt(target, _extra(n)) for n in range(extra_receipts(world))),
         *(_receipt(target, stored_receipt(f)) for f in stored),
+        *(_receipt(target, crossed) for crossed in crossed_receipts(world)),
     ]
     for receipt in receipts:
         call_target("ReceiptStore.put(receipt)", built.receipts.put, receipt)

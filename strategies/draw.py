@@ -282,6 +282,7 @@ def _assemble(
     noise: list[EventSpec],
     modified: int,
     as_list: bool,
+    crossed: bool,
 ) -> World:
     files = tuple(d.at(i) for i, d in enumerate(drafts))
     marked = tuple(replace(r, marker=marker(1 + i)) for i, r in enumerate(results))
@@ -299,6 +300,7 @@ def _assemble(
         noise=tuple(noise),
         modified_files=tuple(chosen),
         events_as_list=as_list,
+        crossed=crossed,
     )
 
 
@@ -338,6 +340,7 @@ def worlds(
         st.lists(noise_events(), max_size=max_noise),
         st.integers(0, 2**max_files - 1),
         st.booleans() if as_list is None else st.just(as_list),
+        st.booleans(),
     )
 
 
@@ -524,6 +527,23 @@ EXAMPLE_WORLDS: dict[str, World] = {
         _result_world("after_decoy"), events_as_list=True
     ),
     "everything at once": _everything_world(),
+    # Each kind of evidence holds the other's substrings: a result held only
+    # by a stored receipt, a receipt's facts held only by an event.
+    "crossed evidence": World(
+        results=(
+            ResultFact("run_command", "absent", marker(1), "edit_file"),
+            ResultFact("edit_file", "embedded", marker(2), "read_file"),
+        ),
+        receipts=(
+            ReceiptFact("call-1", "edit_file", "ok", (), "match", marker(3)),
+            ReceiptFact("call-2", "write_file", "ok", (), "match", marker(4), "absent"),
+            ReceiptFact(
+                "call-3", "edit_file", "ok", (), "marker_in_call_id", marker(5)
+            ),
+        ),
+        noise=_NOISE,
+        crossed=True,
+    ),
 }
 
 #: A small world whose every check passes, with a fact of each group (two

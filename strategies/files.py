@@ -251,6 +251,10 @@ def _spaced(name: str) -> str:
     return f" {name} "
 
 
+def _cased(name: str) -> str:
+    return f"Notes-{name}"
+
+
 @functools.cache
 def devices_available() -> bool:
     """Whether this process may make a character device (a /dev/null twin)."""
@@ -459,6 +463,10 @@ def _stripped(name: str) -> str:
     return name.strip()
 
 
+def _other_case(name: str) -> str:
+    return name.swapcase()
+
+
 # --- the kinds --------------------------------------------------------------------
 
 
@@ -617,6 +625,15 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
             " other file",
             shape=_leaf_as(_spaced),
             place=_twin(_stripped, keep=True),
+        ),
+        _match(
+            "name_cased_beside_other_case",
+            "at a name with capitals, beside the same name in the other letter"
+            " case holding other text",
+            "use the path exactly as the case gives it: names differ by case on"
+            " this filesystem, so a case-insensitive lookup reads the other file",
+            shape=_leaf_as(_cased),
+            place=_twin(_other_case, keep=True),
         ),
         _match(
             "long_path",
@@ -780,6 +797,15 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
             layout=lambda text: (text + _NFD, (text + _NFC).encode()),
         ),
         _mismatch(
+            "content_lone_surrogate",
+            "holds the expected text, which ends with a lone surrogate (U+D800)"
+            " no UTF-8 file can hold",
+            "expected content may hold a lone surrogate (a str allows it): compare"
+            " decoded text, or encode with errors handled; a failed check, never"
+            " an exception",
+            layout=lambda text: (text + "\ud800", text.encode()),
+        ),
+        _mismatch(
             "sparse",
             "is a sparse file of GiBs of NUL bytes",
             "a file longer than the expected text cannot match it: read at most"
@@ -881,6 +907,15 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
             " padded name is missing",
             shape=_leaf_as(_spaced),
             place=_twin(_stripped, keep=False),
+        ),
+        _unavailable(
+            "name_cased_only_other_case",
+            "is a name with capitals, but only the same name in the other letter"
+            " case exists, holding exactly the expected text",
+            "use the path exactly as the case gives it: no case-insensitive"
+            " fallback; the name asked for is missing",
+            shape=_leaf_as(_cased),
+            place=_twin(_other_case, keep=False),
         ),
         _unavailable(
             "fifo",

@@ -186,6 +186,18 @@ FINAL_KINDS: Kinds[FinalKind] = Kinds(
             ),
         ),
         FinalKind(
+            "zero_width_inside",
+            FAIL,
+            "a completed run whose final holds the substring only with a"
+            " zero-width space inside it",
+            "an invisible character is still a character: search run.final as it"
+            " is, without removing zero-width characters from either side",
+            texts=lambda fact: (
+                _around(fact, f"{fact.marker[:1]}\u200b{fact.marker[1:]}"),
+                fact.marker,
+            ),
+        ),
+        FinalKind(
             "none_asked_none",
             FAIL,
             "a completed run with final=None; the case asks for the text 'None'",

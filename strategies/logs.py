@@ -104,6 +104,8 @@ class LogKind(Kind):
     damage: Callable[[bytes, int, int, bytes], bytes] | None = None
     replace: str = ""
     needs_line: bool = False
+    #: The log must hold an unrelated receipt (whose result is not ASCII).
+    needs_extra: bool = False
 
 
 class TamperError(Exception):
@@ -210,6 +212,17 @@ def _json_change(
     return lambda original, last, variant: _dump(change(json.loads(original), variant))
 
 
+def _raw_unicode(data: bytes, line: int, variant: int, conflict: bytes) -> bytes:
+    """Every line written again with its non-ASCII characters raw, not escaped:
+    the same receipts, still valid UTF-8 JSON."""
+    return b"".join(
+        (
+            json.dumps(json.loads(one), sort_keys=True, ensure_ascii=False) + "\n"
+        ).encode()
+        for one in data.splitlines()
+    )
+
+
 def _without_key(payload: dict[str, Any], variant: int) -> dict[str, Any]:
     key = MISSING_KEYS[variant % len(MISSING_KEYS)]
     return {k: v for k, v in payload.items() if k != key}
@@ -268,6 +281,16 @@ LOG_KINDS: Kinds[LogKind] = Kinds(
             "an identical repeated line is valid: a store loads it once",
             damage=_repeated,
             needs_line=True,
+        ),
+        LogKind(
+            "raw_unicode",
+            PASS,
+            "written again with non-ASCII characters raw instead of escaped"
+            " (the same receipts, still valid UTF-8 JSON Lines)",
+            "the log is UTF-8 JSON Lines: load it with a fresh ReceiptStore(path);"
+            " do not require the escaped, ASCII-only form put() writes",
+            damage=_raw_unicode,
+            needs_extra=True,
         ),
         LogKind(
             "emptied",

@@ -127,6 +127,8 @@ class ReceiptKind(Kind):
     need: int = 0
     expect: Change = lambda fact, matching: matching
     hide: str = ""
+    #: The expectation names a call id nothing is stored under.
+    absent: bool = False
     no_artifacts: bool = False
     result: str = "done {marker} ok"
     stored_artifacts: Callable[[tuple[str, ...]], tuple[str, ...]] | None = None
@@ -194,6 +196,13 @@ def _respelled(fact: ReceiptFact, matching: Expectation) -> tuple[str, ...]:
 
 
 _EXACT_TUPLE = "compare changed_artifacts as the exact tuple"
+
+
+def _other_id(call_id: str) -> str:
+    """The call id in the other letter case (marked when it has no letters)."""
+    swapped = call_id.swapcase()
+    return swapped if swapped != call_id else f"X{call_id}"
+
 
 RECEIPT_KINDS: Kinds[ReceiptKind] = Kinds(
     "receipt",
@@ -400,6 +409,17 @@ RECEIPT_KINDS: Kinds[ReceiptKind] = Kinds(
             changes="case",
             no_artifacts=True,
             expect=_with(artifacts=lambda f, m: ("out/a0.txt",)),
+        ),
+        ReceiptKind(
+            "call_id_case",
+            FAIL,
+            "the expectation names the call id in the other letter case; nothing"
+            " is stored under that id",
+            "look the call id up exactly: 'CALL-1' is not 'call-1', so the receipt"
+            " is absent",
+            changes="case",
+            absent=True,
+            expect=_with(call_id=lambda f, m: _other_id(m.call_id)),
         ),
         ReceiptKind(
             "marker_in_call_id",

@@ -374,6 +374,37 @@ RESULT_KINDS: Kinds[ResultKind] = Kinds(
             asks=lambda fact: f"{fact.marker}fi",
         ),
         ResultKind(
+            "zero_width_held",
+            FAIL,
+            "a {tool} event whose result holds the substring only with a"
+            " zero-width space inside it",
+            "an invisible character is still a character: search the result as"
+            " it is, without removing zero-width characters",
+            events=lambda fact: [
+                tool_event(
+                    fact.tool, f"ok {fact.marker[:1]}\u2060{fact.marker[1:]} done"
+                )
+            ],
+        ),
+        ResultKind(
+            "invalid_reply_naming_tool",
+            FAIL,
+            "the substring only in the 'error: ...' result of an invalid reply"
+            " (action=None) whose JSON names {tool}",
+            "a reply the loop refused is no call of the tool, whatever its JSON"
+            " names: only events whose action is a ToolAction with the tool count",
+            events=lambda fact: [
+                EventSpec(
+                    step=0,
+                    response=json.dumps(
+                        {"tool": fact.tool, **_arguments(fact.tool, "a")}
+                    ),
+                    action="invalid",
+                    result=f"error: tool is not enabled: {fact.tool} ({fact.marker})",
+                )
+            ],
+        ),
+        ResultKind(
             "none_asked_none",
             FAIL,
             "a {tool} event whose result is None; the case asks for the text 'None'",

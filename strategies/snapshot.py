@@ -155,8 +155,17 @@ def _fields(obj: object) -> dict[str, Any]:
     }
 
 
+def _working_directory() -> str:
+    try:
+        return os.getcwd()
+    except OSError as error:  # changed into a directory since removed
+        return f"<unavailable: {error}>"
+
+
 def object_state(built: Any) -> dict[str, Any]:
-    """The state of everything evaluation is handed, as comparable copies."""
+    """The state of everything evaluation is handed, as comparable copies,
+    and of the process it runs in (its working directory and environment:
+    a later relative path would resolve elsewhere)."""
     workspace = built.workspace
     return {
         "the run": copy.deepcopy(built.run),
@@ -169,6 +178,8 @@ def object_state(built: Any) -> dict[str, Any]:
         "the workspace's state": _fields(workspace),
         "the receipt store's state": _fields(built.receipts),
         "the approval callback's calls": len(built.approvals),
+        "the process's working directory": _working_directory(),
+        "the process's environment": dict(os.environ),
     }
 
 

@@ -22,6 +22,7 @@ from strategies.logs import HARDENED_GET_ERRORS, LOG_KINDS, LogFact
 from strategies.receipts import (
     RECEIPT_KINDS,
     ReceiptFact,
+    Stored,
     receipt_expectation,
     stored_receipt,
 )
@@ -31,6 +32,7 @@ from strategies.results import (
     ResultFact,
     result_asks,
     result_events,
+    tool_event,
 )
 
 if TYPE_CHECKING:
@@ -42,6 +44,7 @@ __all__ = [
     "World",
     "case_spec",
     "check_positions",
+    "crossed_receipts",
     "describe",
     "extra_receipts",
     "stored_as",
@@ -75,9 +78,14 @@ class World(_Compact):
 
     `events_as_list` hands the run its events as a list, numbered in
     descending order, so an evaluator that sorts them in place changes the
-    run it was given. `plan` (a real run) makes the target's loop play the
-    plan instead of building the run from events; its files, results and
-    receipts are then what the plan leaves behind.
+    run it was given. `crossed` puts each expectation's substring where
+    another kind of evidence lives, where it must not count: the store holds
+    a receipt of each result expectation's tool whose result holds its
+    substring, and the run an event of each receipt expectation's tool whose
+    result holds that receipt's substring (`crossed_receipts`). `plan` (a
+    real run) makes the target's loop play the plan instead of building the
+    run from events; its files, results and receipts are then what the plan
+    leaves behind.
     """
 
     final: FinalFact = field(default_factory=FinalFact)
@@ -88,6 +96,7 @@ class World(_Compact):
     noise: tuple[EventSpec, ...] = ()
     modified_files: tuple[str, ...] = ()
     events_as_list: bool = False
+    crossed: bool = False
     plan: Plan | None = None
 
     def kinds(self) -> Iterator[Kind]:
@@ -129,6 +138,10 @@ def world_events(world: World) -> tuple[EventSpec, ...]:
     events: list[EventSpec] = list(world.noise)
     for fact in world.results:
         events.extend(result_events(fact))
+    if world.crossed:
+        for receipt in world.receipts:
+            wanted = receipt_expectation(receipt)
+            events.append(tool_event(wanted.tool, f"ok {wanted.contains} done"))
     final, said = final_text(world.final)[0], final_said(world.final)
     if isinstance(final, str):
         said = said if isinstance(said, str) else final
@@ -203,6 +216,30 @@ def stored_as(fact: ReceiptFact, log: LogFact) -> str:
     return fact.stored
 
 
+def crossed_receipts(world: World) -> tuple[Stored, ...]:
+    """For a crossed world, one receipt per result expectation: its tool, a
+    result holding its substring, and a call id no receipt fact uses
+    ("call-1", "call-2", ... skipping the taken ones), so no receipt check
+    changes and no result check may."""
+    if not world.crossed or world.plan is not None:
+        return ()
+    taken = {fact.call_id for fact in world.receipts}
+    taken |= {receipt_expectation(fact).call_id for fact in world.receipts}
+    taken |= {stored_receipt(fact).call_id for fact in world.receipts}
+    free = (f"call-{n}" for n in range(1, 1000) if f"call-{n}" not in taken)
+    return tuple(
+        Stored(
+            next(free),
+            fact.tool,
+            {"path": "notes.txt"},
+            "ok",
+            f"ok {result_asks(fact)} done",
+            (),
+        )
+        for fact in world.results
+    )
+
+
 def extra_receipts(world: World) -> int:
     """How many unrelated receipts the log holds (first, before the facts').
 
@@ -212,6 +249,8 @@ def extra_receipts(world: World) -> int:
     log = world.log
     if log.store != "path" or world.plan is not None:
         return log.extra
+    if LOG_KINDS[log.kind].needs_extra:
+        return max(1, log.extra)
     if LOG_KINDS[log.kind].needs_line and log.extra == 0:
         if not any(stored_as(f, log) == "put" for f in world.receipts):
             return 1
@@ -324,7 +363,11 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
             " at the least) and fail the check with 'receipt lookup failed: ...'",
         )
     stored = stored_as(fact, log)
-    if stored == "absent" or (log.store == "path" and log_kind.effect == "absent"):
+    if (
+        stored == "absent"
+        or kind.absent
+        or (log.store == "path" and log_kind.effect == "absent")
+    ):
         return ExpectedCheck(
             name,
             False,
@@ -332,6 +375,8 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
             fact=words,
             hint=log_kind.hint
             if log_kind.effect == "absent"
+            else kind.hint
+            if kind.absent
             else "a call id with no receipt fails with exactly 'receipt is absent'"
             " (receipts.get returns None)",
         )
@@ -421,7 +466,7 @@ def _file_words(fact: FileFact) -> str:
     )
     spelling = "" if written == fact.path else f" (the case writes {written!r})"
     line = f"file {shown}{spelling}: {kind.words}; expected {_short(expected)}"
-    if kind.verdict != UNAVAILABLE and kind.layout(fact.text)[0].encode() != disk:
+    if kind.verdict != UNAVAILABLE and expected.encode(errors="replace") != disk:
         line += f", on disk {_short(disk)}"
     return line
 
@@ -496,4 +541,11 @@ def describe(world: World) -> str:
         lines.append(f"{len(world.noise)} unrelated event(s) before the others")
     if world.events_as_list:
         lines.append("the run's events are a list, numbered in descending order")
+    if world.crossed and (world.results or world.receipts):
+        lines.append(
+            "crossed evidence: the store also holds a receipt of each result"
+            " expectation's tool whose result holds its substring (call ids no"
+            " expectation names), and the run an event of each receipt"
+            " expectation's tool whose result holds that receipt's substring"
+        )
     return "\n".join(lines)

@@ -261,6 +261,9 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     deadline = Deadline(
         seconds, repeat_while=_runs_code_in(target.sources if target else ())
     )
+    # A target that changes directory (the read-only invariant reports it)
+    # must not move the tests that follow.
+    directory = os.getcwd()
     try:
         with deadline:
             outcome = yield
@@ -290,6 +293,8 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
             " (nobody pressed Ctrl-C)",
             hint="report a problem with an ordinary exception, or a failed check",
         ) from error
+    finally:
+        os.chdir(directory)
     if interrupts.pressed():
         raise KeyboardInterrupt  # the target's code swallowed the person's Ctrl-C
     return outcome

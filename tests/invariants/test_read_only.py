@@ -42,7 +42,8 @@ def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> N
 
     Task 7 (keep evaluation read-only): the evaluator judges evidence; it must
     not sort the run's events (handed over as a list, numbered downwards),
-    replace a field of the run, the case or the store, create the receipt log
+    replace a field of the run, the case or the store, change the process's
+    working directory or environment, create the receipt log
     (a missing log stays missing), append to it, put a receipt, touch a file,
     or call workspace.read_file, whose remembered read would let a later edit
     through, nor execute, write_file, edit_file, run_command, list_files or
@@ -101,5 +102,6 @@ def _judge(words, calls, changes, state_before, state_after) -> None:
                 " was",
                 hint="evaluation only reads: it must not mutate the run (no"
                 " events.sort(), no replaced field), the case, the workspace or"
-                " the store, nor ask for approval",
+                " the store, nor ask for approval, nor change the process's"
+                " directory (os.chdir) or environment",
             )
