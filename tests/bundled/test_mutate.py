@@ -10,7 +10,6 @@ reports the one it cannot see as an unexplained survivor.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import textwrap
@@ -268,19 +267,6 @@ def test_registers_are_unique_per_file_and_level() -> None:
         assert lookup(register.sha256, register.level) is register
 
 
-def test_the_bundled_register_names_real_mutants() -> None:
-    """If the bundled evaluation.py has a register, its ids are its mutants."""
-    source = (ROOT / "evaluator" / "evaluation.py").read_text(encoding="utf-8")
-    digest = hashlib.sha256(source.encode()).hexdigest()
-    registers = [register for register in REGISTERS if register.sha256 == digest]
-    if not registers:
-        pytest.skip("no register for today's bundled evaluation.py")
-    ids = {mutant.id for mutant in generate(source)}
-    for register in registers:
-        unknown = [e.mutant for e in register.equivalents if e.mutant not in ids]
-        assert not unknown, f"{register.name}: no such mutants {unknown}"
-
-
 # ---------------------------------------------------------------------------
 # One real run
 
@@ -354,3 +340,37 @@ def test_a_seed_under_the_derandomized_profile_is_refused(
         mutate.main(["--impl-path", "evaluator", "--seed", "3"])
     assert exit_info.value.code == 2
     assert "--profile dev" in capsys.readouterr().err
+
+
+def test_list_numbers_every_mutant_without_running_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--list prints each mutant's number, id, scope and change, and exits 0."""
+    (tmp_path / "evaluation.py").write_text(SAMPLE, encoding="utf-8")
+    assert mutate.main(["--impl-path", str(tmp_path), "--list"]) == 0
+    out = capsys.readouterr().out
+    mutants = generate(SAMPLE)
+    assert out.count("\n") == 2 * len(mutants)
+    first = mutants[0]
+    assert f"   1 {first.id}  ({first.scope})\n       {first.description}\n" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--only", "nope,9999"], "--only: no mutant nope, 9999 (of "),
+        (["--suite", "{tmp}"], "--suite {tmp}: not a checkout of this project (no"),
+    ],
+)
+def test_a_bad_choice_is_one_line(
+    argv: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An unknown mutant or a folder that is no checkout: exit 2, one line."""
+    argv = [arg.replace("{tmp}", str(tmp_path)) for arg in argv]
+    message = message.replace("{tmp}", str(tmp_path))
+    assert mutate.main(["--impl-path", str(ROOT / "evaluator"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
