@@ -293,6 +293,20 @@ class ExpectedCheck:
             return True
         return detail.startswith(self.detail) if self.prefix else detail == self.detail
 
+    def same(self, first: tuple, second: tuple, level: str = "hardened") -> bool:
+        """Whether two observed (name, passed, detail) rows of this check say
+        the same thing, as far as `level` binds: at the course level two
+        failing rows may word a non-binding detail differently (a count of
+        the events searched, say)."""
+        if first == second:
+            return True
+        return (
+            level == "course"
+            and not self.course_binding
+            and first[:2] == second[:2]
+            and first[1] is False
+        )
+
     def shown(self, level: str = "hardened") -> str:
         if self.passed is None:
             return f"{self.name}: PASS or FAIL (either is honest here)"

@@ -124,7 +124,7 @@ def test_reordering_duplicating_or_adding_events_changes_nothing(
     reordered = judged(target, world, events=case.events)
     context = f"{describe(world)}\n{case.how}"
     for before, after, check in zip(canonical, reordered, truth(world), strict=False):
-        if before != after:
+        if not check.same(before, after, target.level):
             # What the world says, not what the first evaluation said: that
             # one may be the wrong one.
             fail(

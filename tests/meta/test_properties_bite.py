@@ -282,6 +282,33 @@ def test_the_course_level_accepts_failing_details_in_other_words(bundled) -> Non
         test(target=reworded)
 
 
+def _counting(report, run, workspace, receipts, case):
+    """Failing result details that count the events searched: a wording that
+    changes when events are duplicated or added."""
+    checks = tuple(
+        dataclasses.replace(c, detail=f"{len(run.events)} events, none match")
+        if c.name.startswith("result:") and not c.passed
+        else c
+        for c in report.checks
+    )
+    return dataclasses.replace(report, checks=checks)
+
+
+def test_a_failing_detail_may_vary_with_the_events_at_the_course_level(
+    bundled,
+) -> None:
+    """The order property compares verdicts, and only the details that bind at
+    the level: a failing detail in the learner's words may count the events at
+    the course level; at the hardened level the contract's words are owed."""
+    test = _invariant(
+        "test_order", "test_reordering_duplicating_or_adding_events_changes_nothing"
+    )
+    counting = rewritten(bundled, _counting)
+    test(target=dataclasses.replace(counting, level="course"))
+    with pytest.raises(InvariantFailure, match="events, none match"):
+        test(target=counting)
+
+
 def test_the_order_lesson_states_the_truth(bundled) -> None:
     """On an evaluator that searches only the last event, the order property's
     lesson says what the world makes true (PASS), not what the first
