@@ -969,8 +969,9 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
         _unavailable(
             "name_too_long",
             "has a component longer than NAME_MAX bytes (it cannot exist)",
-            "a path the kernel refuses is unavailable evidence, not an exception",
-            level="hardened",
+            "a path the kernel refuses is unavailable evidence, not an exception:"
+            " resolve_path may raise OSError (ENAMETOOLONG) as well as AgentError,"
+            " so catch both",
             shape=_too_long,
             place=_nothing,
             spellable=False,
