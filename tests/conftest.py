@@ -293,11 +293,35 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
             " (nobody pressed Ctrl-C)",
             hint="report a problem with an ordinary exception, or a failed check",
         ) from error
+    except BaseException as error:
+        _reword_notes(error)
+        raise
     finally:
         os.chdir(directory)
     if interrupts.pressed():
         raise KeyboardInterrupt  # the target's code swallowed the person's Ctrl-C
     return outcome
+
+
+_VERBOSE_NOTE = "use Verbosity.verbose to view)"
+
+
+def _reword_notes(error: BaseException) -> None:
+    """Hypothesis's note on other failing examples names its Python API; say
+    the pytest option instead (in the error and any it groups)."""
+    notes = getattr(error, "__notes__", None)
+    if isinstance(notes, list):
+        notes[:] = [
+            note.replace(
+                _VERBOSE_NOTE, "add --hypothesis-verbosity=verbose to see them)"
+            )
+            if isinstance(note, str)
+            else note
+            for note in notes
+        ]
+    for inner in getattr(error, "exceptions", ()):
+        if isinstance(inner, BaseException):
+            _reword_notes(inner)
 
 
 def _runs_code_in(sources: tuple[str, ...]) -> Callable[[FrameType | None], bool]:
@@ -703,7 +727,8 @@ _FOR_TEST_AUTHORS = (
 )
 _OTHERS_FAILED = re.compile(
     r"\(note: (\d+) other explicit examples? also failed with this error;"
-    r" use Verbosity\.verbose to view\)"
+    r" (?:use Verbosity\.verbose to view|add --hypothesis-verbosity=verbose to"
+    r" see them)\)"
 )
 
 

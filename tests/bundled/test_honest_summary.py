@@ -350,7 +350,9 @@ def test_a_lesson_shows_the_world_once_and_speaks_to_learners(
     text = result.stdout.str().split("verification ===")[-1]
     assert text.count("a world holding 50") == 1
     assert "test_notes(" not in text
-    assert "Verbosity" not in text
+    # Nor in pytest's own failure section: the option to pass, not the API.
+    assert "Verbosity" not in result.stdout.str()
+    assert "add --hypothesis-verbosity=verbose to see them" in result.stdout.str()
     result.stdout.fnmatch_lines(
         [
             "  got n = 50, but should be n < 50",
