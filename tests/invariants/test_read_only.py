@@ -33,6 +33,8 @@ from strategies import (
     "file exact_large",
     "file symlink_inside",
     "events handed over as a list",
+    # A final substring with spaces at its ends: trimming it in place shows.
+    "final padded_edges",
 )
 @given(world=worlds())
 def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> None:
