@@ -435,10 +435,6 @@ def _deep_place(where: Where) -> Placed:
     return Placed()
 
 
-def _nothing(where: Where) -> Placed:
-    return Placed()  # cannot exist: the kernel refuses a component over NAME_MAX
-
-
 def _twin(rename: Callable[[str], str], *, keep: bool) -> Place:
     """A file under `rename(leaf)` with other bytes; the expected one too if `keep`."""
 
@@ -973,7 +969,9 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
             " resolve_path may raise OSError (ENAMETOOLONG) as well as AgentError,"
             " so catch both",
             shape=_too_long,
-            place=_nothing,
+            # Its directories exist, so the kernel's walk reaches the long
+            # name (ENAMETOOLONG) instead of stopping at a missing directory.
+            place=_missing,
             spellable=False,
         ),
         FileKind(
