@@ -10,9 +10,11 @@ does; `pressed()` then tells the two apart.
 `watch()` installs the handler and returns a function that puts the previous
 one back. Watches nest (a pytest session run inside another one): only the
 outermost installs, and a Ctrl-C is seen by all. The handler is installed only
-in the main thread and only over Python's default handler; otherwise
-`watching()` is False, and a caller cannot tell the two apart, so it must
-treat every KeyboardInterrupt as the person's (stop, never pass).
+in the main thread and only over Python's default handler. Where SIGINT is
+ignored (a background job, nohup) no Ctrl-C can arrive, so every
+KeyboardInterrupt is code's. Otherwise `watching()` is False, and a caller
+cannot tell the two apart, so it must treat every KeyboardInterrupt as the
+person's (stop, never pass).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from strategies import bounds
 __all__ = ["is_from_person", "pressed", "watch", "watching"]
 
 _depth = 0
-_installed = False
+_installed = False  # our handler is in place
+_telling = False  # a KeyboardInterrupt can be told apart (installed, or SIGINT ignored)
 _pressed = False
 _previous: object = None
 
@@ -42,36 +45,39 @@ def _on_sigint(signum: int, frame: FrameType | None) -> None:
 
 def watch() -> Callable[[], None]:
     """Start telling Ctrl-C apart; call the returned function to stop."""
-    global _depth, _installed, _pressed, _previous
+    global _depth, _installed, _pressed, _previous, _telling
     if _depth == 0:
         _pressed = False
-        _installed = False
+        _installed = _telling = False
         if threading.current_thread() is threading.main_thread():
             current = signal.getsignal(signal.SIGINT)
             if current is signal.default_int_handler:
                 _previous = signal.signal(signal.SIGINT, _on_sigint)
-                _installed = True
+                _installed = _telling = True
+            elif current is signal.SIG_IGN:
+                _telling = True
     _depth += 1
     stopped = False
 
     def stop() -> None:
-        global _depth, _installed
+        global _depth, _installed, _telling
         nonlocal stopped
         if stopped:
             return
         stopped = True
         _depth -= 1
-        if _depth == 0 and _installed:
-            if signal.getsignal(signal.SIGINT) is _on_sigint:
+        if _depth == 0:
+            if _installed and signal.getsignal(signal.SIGINT) is _on_sigint:
                 signal.signal(signal.SIGINT, _previous)  # type: ignore[arg-type]
-            _installed = False
+            _installed = _telling = False
 
     return stop
 
 
 def watching() -> bool:
-    """Whether a Ctrl-C would be noted (a watch is on and its handler installed)."""
-    return _installed
+    """Whether KeyboardInterrupts can be told apart (a watch is on, and its
+    handler installed or SIGINT ignored)."""
+    return _telling
 
 
 def pressed() -> bool:
@@ -84,4 +90,4 @@ def is_from_person(error: BaseException) -> bool:
 
     True when they pressed Ctrl-C, and whenever nobody can tell.
     """
-    return isinstance(error, KeyboardInterrupt) and (_pressed or not _installed)
+    return isinstance(error, KeyboardInterrupt) and (_pressed or not _telling)

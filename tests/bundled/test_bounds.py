@@ -287,6 +287,9 @@ def test_call_limits_shorten_only_for_a_function_that_hung() -> None:
 _CTRL_C = """
 import signal, sys
 from strategies import interrupts
+# As in a terminal, even when this test itself runs as a background job
+# (which starts with SIGINT ignored).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 print(interrupts.watching(), interrupts.pressed())
 stop = interrupts.watch()
 inner = interrupts.watch()
@@ -302,6 +305,34 @@ print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 stop()
 print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 """
+
+
+_IGNORED = """
+import signal
+from strategies import interrupts
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+stop = interrupts.watch()
+signal.raise_signal(signal.SIGINT)
+print(interrupts.watching(), interrupts.pressed(),
+      interrupts.is_from_person(KeyboardInterrupt()))
+stop()
+print(interrupts.watching(), signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
+"""
+
+
+def test_where_ctrl_c_is_ignored_every_keyboard_interrupt_is_codes() -> None:
+    """Run as a background job (nohup, `&`), SIGINT is ignored: nobody can
+    press Ctrl-C, so a KeyboardInterrupt is the code's, and the watch leaves
+    the ignored handler as it was."""
+    result = subprocess.run(
+        [sys.executable, "-c", _IGNORED],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert result.stdout.splitlines() == ["True False False", "False True"]
 
 
 def test_the_persons_ctrl_c_is_told_apart() -> None:
