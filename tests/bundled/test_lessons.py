@@ -148,7 +148,7 @@ def test_the_persons_ctrl_c_goes_through(
     """Once the person pressed Ctrl-C, a KeyboardInterrupt stops the run, and so
     does a call that swallowed it; with no way to tell, it stops too."""
     monkeypatch.setattr(interrupts, "_pressed", True)
-    monkeypatch.setattr(interrupts, "_installed", True)
+    monkeypatch.setattr(interrupts, "_telling", True)
 
     def evaluate(*args: Any) -> None:
         raise KeyboardInterrupt
@@ -158,7 +158,7 @@ def test_the_persons_ctrl_c_goes_through(
     with pytest.raises(KeyboardInterrupt):
         call_target(EVALUATE, lambda: "swallowed it")
     monkeypatch.setattr(interrupts, "_pressed", False)
-    monkeypatch.setattr(interrupts, "_installed", False)
+    monkeypatch.setattr(interrupts, "_telling", False)
     with pytest.raises(KeyboardInterrupt):
         call_target(EVALUATE, evaluate)
 
