@@ -700,6 +700,15 @@ def scratch_parent() -> str | None:
 def materialise(
     world: World, target: Any, *, events: Sequence[EventSpec] | None = None
 ) -> Iterator[Built]:
-    """Build `world` for `target` in a fresh temporary directory, removed after."""
-    with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as directory:
-        yield build_in(world, target, Path(directory) / "w", events=events)
+    """Build `world` for `target` in a fresh temporary directory, removed after.
+
+    The process's working directory is put back afterwards: a target that
+    changed into the tree (the read-only invariant says so) must not leave the
+    next world in a directory that no longer exists.
+    """
+    directory = os.getcwd()
+    try:
+        with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as tree:
+            yield build_in(world, target, Path(tree) / "w", events=events)
+    finally:
+        os.chdir(directory)

@@ -320,18 +320,23 @@ print(interrupts.watching(), signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
 """
 
 
-def test_where_ctrl_c_is_ignored_every_keyboard_interrupt_is_codes() -> None:
-    """Run as a background job (nohup, `&`), SIGINT is ignored: nobody can
-    press Ctrl-C, so a KeyboardInterrupt is the code's, and the watch leaves
-    the ignored handler as it was."""
-    result = subprocess.run(
-        [sys.executable, "-c", _IGNORED],
+def _printed_by(script: str) -> subprocess.CompletedProcess[str]:
+    """Run `script` in a child interpreter (signals are per process)."""
+    return subprocess.run(
+        [sys.executable, "-c", script],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     )
+
+
+def test_where_ctrl_c_is_ignored_every_keyboard_interrupt_is_codes() -> None:
+    """Run as a background job (nohup, `&`), SIGINT is ignored: nobody can
+    press Ctrl-C, so a KeyboardInterrupt is the code's, and the watch leaves
+    the ignored handler as it was."""
+    result = _printed_by(_IGNORED)
     assert result.stdout.splitlines() == ["True False False", "False True"]
 
 
@@ -339,14 +344,7 @@ def test_the_persons_ctrl_c_is_told_apart() -> None:
     """A watch notes a real SIGINT before raising KeyboardInterrupt; a
     KeyboardInterrupt raised by code is not the person's; nested watches
     share one handler and the outermost puts Python's back."""
-    result = subprocess.run(
-        [sys.executable, "-c", _CTRL_C],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    result = _printed_by(_CTRL_C)
     assert result.stdout.splitlines() == [
         "False False",
         "True False False",

@@ -96,14 +96,43 @@ def _judge(words, calls, changes, state_before, state_after) -> None:
         )
     for what, before in state_before.items():
         if state_after[what] != before:
+            difference = _difference(before, state_after[what])
+            # Plain values and mappings say in a few words what changed; a
+            # whole run or case does not, so its headline only names it.
+            plain = isinstance(before, (dict, str, int, tuple))
+            shown = f" ({difference})" if plain else ""
             fail(
                 world=words,
                 expected=f"{what} unchanged by evaluation",
-                observed=f"before: {before!r:.200}; after: {state_after[what]!r:.200}",
-                headline=f"evaluate_run changed {what}, which it should leave as it"
-                " was",
+                observed=difference,
+                headline=f"evaluate_run changed {what}{shown}, which it should"
+                " leave as it was",
                 hint="evaluation only reads: it must not mutate the run (no"
                 " events.sort(), no replaced field), the case, the workspace or"
                 " the store, nor ask for approval, nor change the process's"
                 " directory (os.chdir) or environment",
             )
+
+
+def _difference(before: object, after: object) -> str:
+    """What changed, readably: for a mapping (the environment, an object's
+    attributes) only the keys whose values differ."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        changed = sorted(
+            {*before, *after} - {k for k in before if after.get(k, _GONE) == before[k]},
+            key=str,
+        )
+        return "; ".join(
+            f"{key!s}: before {before.get(key, _GONE)!r:.80}, after"
+            f" {after.get(key, _GONE)!r:.80}"
+            for key in changed[:4]
+        )
+    return f"before: {before!r:.200}; after: {after!r:.200}"
+
+
+class _Gone:
+    def __repr__(self) -> str:
+        return "(not set)"
+
+
+_GONE = _Gone()

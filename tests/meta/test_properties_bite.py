@@ -263,6 +263,26 @@ def test_the_read_only_property_catches_a_changed_case(bundled) -> None:
         test(target=before(bundled, trim))
 
 
+def test_the_read_only_property_catches_a_changed_environment(
+    bundled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It fails on an evaluator that sets an environment variable, and the
+    lesson names the variable."""
+    monkeypatch.delenv("DAY7_LEFT_BEHIND", raising=False)
+
+    def leave(run, workspace, receipts, case) -> None:
+        os.environ["DAY7_LEFT_BEHIND"] = "1"
+
+    test = _invariant(
+        "test_read_only", "test_evaluation_changes_nothing_and_calls_no_tool"
+    )
+    with pytest.raises(
+        InvariantFailure,
+        match=r"changed the process's environment \(DAY7_LEFT_BEHIND: before",
+    ):
+        test(target=before(bundled, leave))
+
+
 def _reworded(report, *args):
     words = {"required final not observed": "required final missing"}
     checks = tuple(
