@@ -194,6 +194,12 @@ def _judge_parser() -> _Parser:
         help="every lesson in full, and the last lines each child printed",
     )
     parser.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="one learner: the verdict line only",
+    )
+    parser.add_argument(
         "--version", action="version", version=f"{PROG} {tool_version()}"
     )
     return parser
@@ -354,12 +360,17 @@ def _judge(argv: Sequence[str]) -> int:
             _usage_error(str(error))
     _write_reports(options, report)
     if len(report.learners) == 1 and not many:
-        lines = learner_lines(report.learners[0], settings.level, options.verbose)
+        learner = report.learners[0]
+        lines = learner_lines(learner, settings.level, options.verbose)
         if options.gradescope:
-            results = gradescope_results(report.learners[0], "\n".join(lines))
+            results = gradescope_results(learner, "\n".join(lines))
             _write(
                 options.gradescope, json.dumps(results, indent=2) + "\n", "--gradescope"
             )
+        if options.quiet:
+            # Gradescope's output above keeps the whole verdict; the terminal
+            # shows the one line asked for.
+            lines = learner_lines(learner, settings.level, quiet=True)
     else:
         lines = class_lines(report, jobs)
         if options.verbose:

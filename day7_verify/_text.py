@@ -1,9 +1,10 @@
 """What the command prints: one learner's verdict and lessons, or a class's table.
 
-For one learner the verdict comes first, then one line per invariant, then
-the lessons, most basic first: when the Day 1-6 names the judge needs are
-broken that is said once, first, instead of once per invariant it spoils;
-every other lesson once, with its reproduction snippet; no traceback.
+For one learner the verdict comes first, then the lessons, most basic first
+(what to act on, before anything else), then one line per invariant: when
+the Day 1-6 names the judge needs are broken that is said once, first,
+instead of once per invariant it spoils; every other lesson once, with its
+reproduction snippet; no traceback. `quiet` keeps the verdict line only.
 `verbose` adds what was expected and observed, Hypothesis's example and
 every lesson, and the last lines the child printed.
 
@@ -19,7 +20,13 @@ from typing import Any
 
 from day7_verify._report import ClassReport, LearnerVerdict, short_names
 
-__all__ = ["MARKS", "class_lines", "learner_lines", "ordered_lessons"]
+__all__ = [
+    "MARKS",
+    "class_lines",
+    "learner_lines",
+    "ordered_lessons",
+    "verdict_line",
+]
 
 #: One character per invariant status in the class table.
 MARKS: dict[str, str] = {
@@ -107,18 +114,39 @@ def _lesson_lines(number: int, lesson: Mapping[str, Any], verbose: bool) -> list
 
 
 def learner_lines(
-    verdict: LearnerVerdict, level: str, verbose: bool = False
+    verdict: LearnerVerdict, level: str, verbose: bool = False, quiet: bool = False
 ) -> list[str]:
-    """One learner's verdict as the terminal shows it, one string per line."""
-    holding, judged = verdict.counts()
-    lines = [
+    """One learner's verdict as the terminal shows it, one string per line.
+
+    The verdict line, then the lessons, then the per-invariant rows: a learner
+    reads from the top, so what to fix comes before the table of what holds.
+    """
+    lines = [verdict_line(verdict)]
+    if quiet:
+        return lines
+    lines += _lessons_section(verdict, verbose)
+    lines += _invariant_rows(verdict, level)
+    if verdict.output_tail and (verbose or verdict.status not in ("pass", "fail")):
+        lines += ["", "last lines it printed:"]
+        lines += [f"{_INDENT}{line}" for line in verdict.output_tail.splitlines()]
+    return lines
+
+
+def verdict_line(verdict: LearnerVerdict) -> str:
+    """The one line that says a learner's status, where, why and how long."""
+    return (
         f"day7-verify: {_status_word(verdict.status)}  {verdict.path}:"
         f" {verdict.detail} ({verdict.seconds:.1f} s)"
-    ]
+    )
+
+
+def _invariant_rows(verdict: LearnerVerdict, level: str) -> list[str]:
+    """One row per judged invariant (status, name, statement), and the skipped."""
     skipped = [name for name, status in verdict.invariants if status == "skip"]
     shown = [(name, status) for name, status in verdict.invariants if status != "skip"]
     width = max((len(name) for name, _ in shown), default=0)
     status_width = max((len(status) for _, status in shown), default=0)
+    lines: list[str] = []
     if verdict.invariants:
         lines.append("")
     for name, status in shown:
@@ -131,10 +159,6 @@ def learner_lines(
             f"  not judged at the {level} level: {', '.join(skipped)}"
             + (" (--level hardened adds them)" if level == "course" else "")
         )
-    lines += _lessons_section(verdict, verbose)
-    if verdict.output_tail and (verbose or verdict.status not in ("pass", "fail")):
-        lines += ["", "last lines it printed:"]
-        lines += [f"{_INDENT}{line}" for line in verdict.output_tail.splitlines()]
     return lines
 
 

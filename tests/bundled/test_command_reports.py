@@ -436,16 +436,26 @@ def _failing_learner() -> LearnerVerdict:
     )
 
 
-def test_one_learner_reads_verdict_first_then_invariants_then_lessons():
+def test_one_learner_reads_verdict_first_then_lessons_then_invariants():
     lines = learner_lines(_failing_learner(), "course")
     assert lines[0].startswith("day7-verify: FAIL  c/ada: 1 of 3 invariants hold")
+    # What to act on comes right under the verdict, before the rows.
+    assert lines[1:3] == ["", "What to fix, most basic first:"]
     text = "\n".join(lines)
-    assert text.index("PASS  surface") < text.index("What to fix")
+    assert text.index("What to fix") < text.index("PASS  surface")
+    assert text.index("got FAIL") < text.index("PASS  surface")
     # The substrate is said once, first; the repeated lesson once.
     assert text.count("Day 1-6 names") == 1
     assert text.index("Day 1-6 names") < text.index("got FAIL")
     assert text.count("got FAIL, but should be PASS") == 1
     assert "evaluate_run(...)" in text and "Traceback" not in text
+
+
+def test_quiet_is_the_verdict_line_only():
+    learner = _failing_learner()
+    lines = learner_lines(learner, "course", quiet=True)
+    assert lines == learner_lines(learner, "course")[:1]
+    assert lines[0].startswith("day7-verify: FAIL  c/ada: 1 of 3 invariants hold")
 
 
 def test_a_world_the_substrate_could_not_build_is_said_once_without_a_topic_too():
