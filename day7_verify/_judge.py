@@ -37,7 +37,7 @@ from day7_verify._discover import Learner
 from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
 from day7_verify._supervise import Finished, run_bounded
-from day7_verify._verdict import Limits, classify
+from day7_verify._verdict import Limits, at_level, classify
 from strategies.target import DAY7_MODULES, LEVELS
 
 __all__ = [
@@ -133,7 +133,20 @@ def judge(
     manifest: Manifest,
     workroot: Path,
 ) -> Judged:
-    """Judge one learner in its own child; never raises for anything the learner did."""
+    """Judge one learner in its own child; never raises for anything the learner did.
+
+    Its verdict lists exactly the level's invariants, whatever its run reached.
+    """
+    judged = _judge(learner, settings, manifest, workroot)
+    return replace(judged, verdict=at_level(judged.verdict, settings.level))
+
+
+def _judge(
+    learner: Learner,
+    settings: Settings,
+    manifest: Manifest,
+    workroot: Path,
+) -> Judged:
     clock = time.monotonic()
     problem = _unloadable(learner.folder)
     if problem is not None:

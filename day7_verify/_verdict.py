@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from day7_verify._evidence import Progress
 from day7_verify._report import LearnerVerdict, lesson
 from day7_verify._supervise import Finished
+from strategies.ordering import invariants_at, rank
 
-__all__ = ["OUTSIDE_WRITES", "Limits", "classify", "output_tail"]
+__all__ = ["OUTSIDE_WRITES", "Limits", "at_level", "classify", "output_tail"]
 
 #: The command's own invariant, judged around the suite's.
 OUTSIDE_WRITES = "writes-nothing-outside"
@@ -396,3 +397,25 @@ def _crashed(
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def at_level(verdict: LearnerVerdict, level: str) -> LearnerVerdict:
+    """`verdict` with exactly the level's invariants, in the suite's order.
+
+    A run that stopped early (or never started) lists only what it reached;
+    every report must still show the same invariants for every learner, so
+    the others are added as `not-run`, a rule of the other level is `skip`
+    whatever the child said, and the command's own invariant is always there.
+    """
+    said = dict(verdict.invariants)
+    listed: list[tuple[str, str]] = []
+    for name, judged in invariants_at(level):
+        status = said.pop(name, "not-run")
+        listed.append((name, status if judged else "skip"))
+    outside = said.pop(OUTSIDE_WRITES, "not-run")
+    # A name the suite has that the command does not know is kept, not lost.
+    listed += sorted(said.items(), key=lambda item: rank(item[0]))
+    listed.append((OUTSIDE_WRITES, outside))
+    statements = dict(verdict.statements)
+    statements.setdefault(OUTSIDE_WRITES, OUTSIDE_WRITES_STATEMENT)
+    return replace(verdict, invariants=tuple(listed), statements=statements)

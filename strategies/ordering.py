@@ -11,7 +11,7 @@ keeps the three in step).
 
 from __future__ import annotations
 
-__all__ = ["INVARIANT_ORDER", "rank"]
+__all__ = ["HARDENED_ONLY", "INVARIANT_ORDER", "invariants_at", "rank"]
 
 INVARIANT_ORDER: tuple[str, ...] = (
     "surface",
@@ -43,9 +43,28 @@ INVARIANT_ORDER: tuple[str, ...] = (
     "confinement",
 )
 
+#: The invariants every test of which is marked `hardened`: at the course
+#: level they are skipped whole (tests/bundled/test_invariant_docs.py checks
+#: this against the markers).
+HARDENED_ONLY: frozenset[str] = frozenset(
+    {"malformed-run", "hostile-worlds", "confinement"}
+)
+
 _RANKS = {name: index for index, name in enumerate(INVARIANT_ORDER)}
 
 
 def rank(name: str) -> int:
     """Where `name` comes in the order; a name not listed comes after all of them."""
     return _RANKS.get(name, len(INVARIANT_ORDER))
+
+
+def invariants_at(level: str) -> tuple[tuple[str, bool], ...]:
+    """Every invariant of the suite in order, each with whether `level` judges it.
+
+    A report lists the same invariants for every learner at a level, whether
+    or not its run reached them, so the command needs the list without a run.
+    """
+    return tuple(
+        (name, level == "hardened" or name not in HARDENED_ONLY)
+        for name in INVARIANT_ORDER
+    )

@@ -33,6 +33,7 @@ from _command_learners import ROOT, learner_folder
 from _command_schema import report_problems
 
 from day7_verify._bundle import manifest
+from strategies.ordering import HARDENED_ONLY, INVARIANT_ORDER
 
 pytestmark = pytest.mark.children
 
@@ -283,6 +284,16 @@ def test_a_crash_says_what_was_running_and_a_timeout_where_it_hung(hang_run):
         assert loops["invariants"][loops["running"]["invariant"]] == "timeout"
     assert learners["import-exits"]["detail"].startswith("the folder cannot be loaded")
     assert "out of memory (the limit is 700 MiB)" in learners["eats-memory"]["detail"]
+
+
+def test_every_learner_lists_the_levels_invariants_crashed_or_not(hang_run):
+    """os._exit at evaluate_run, a signal, memory, an import that exits: each
+    JSON verdict has exactly the course level's invariants, in order."""
+    expected = [*INVARIANT_ORDER, "writes-nothing-outside"]
+    for learner in hang_run["crashes"]["report"]["learners"]:
+        assert list(learner["invariants"]) == expected, learner["path"]
+        skipped = {n for n, s in learner["invariants"].items() if s == "skip"}
+        assert skipped == HARDENED_ONLY, learner["path"]
 
 
 # --- a class judged whole and in shards -------------------------------------

@@ -33,7 +33,14 @@ from day7_verify._report import (
 from day7_verify._shard import merge, parse_shard, select
 from day7_verify._supervise import Finished
 from day7_verify._text import class_lines, learner_lines
-from day7_verify._verdict import OUTSIDE_WRITES, Limits, classify, output_tail
+from day7_verify._verdict import (
+    OUTSIDE_WRITES,
+    Limits,
+    at_level,
+    classify,
+    output_tail,
+)
+from strategies.ordering import HARDENED_ONLY, INVARIANT_ORDER
 
 SETTINGS = {"level": "course", "profile": "ci", "timeout": 60.0, "memory_mib": 2048}
 LIMITS = Limits(timeout=60.0, memory=2 << 30)
@@ -498,6 +505,56 @@ def test_junit_is_xml_with_a_suite_per_learner(tmp_path: Path):
     assert suites[0].get("failures") == "2" and suites[1].get("errors") == "1"
     failure = suites[0].find("testcase[@name='truth']/failure")
     assert failure is not None and "compare bytes" in failure.text
+
+
+def _level_names() -> list[str]:
+    return [*INVARIANT_ORDER, OUTSIDE_WRITES]
+
+
+def test_a_crashed_learner_lists_exactly_the_levels_invariants_in_every_report():
+    """A run that stopped at its second invariant still has every invariant of
+    the level: `not-run` where it never got, `skip` for the other level's."""
+    progress = Progress(phase="tests")
+    progress.collected = [
+        (f"t::{name}", name) for name in ("surface", "report-shape", "hostile-worlds")
+    ]
+    progress.started = ["t::surface", "t::report-shape"]
+    progress.done = {"t::surface"}
+    progress.outcomes = {"t::surface": "passed"}
+    crashed = at_level(_classify(progress=progress), "course")
+    passing = at_level(
+        _classify(
+            result=_result(_summary({"surface": "PASS", "truth": "PASS"})),
+        ),
+        "course",
+    )
+    assert crashed.status == "crashed"
+    for learner in (crashed, passing):
+        assert [name for name, _ in learner.invariants] == _level_names()
+    statuses = dict(crashed.invariants)
+    assert statuses["surface"] == "pass" and statuses["report-shape"] == "crashed"
+    assert {n for n, s in crashed.invariants if s == "skip"} == HARDENED_ONLY
+    assert statuses["truth"] == statuses[OUTSIDE_WRITES] == "not-run"
+    # JSON
+    assert list(crashed.to_json()["invariants"]) == _level_names()
+    # Gradescope: the same tests, so the same maximum, as a passing learner.
+    judged = [n for n in _level_names() if n not in HARDENED_ONLY]
+    for learner in (crashed, passing):
+        tests = gradescope_results(learner, "summary")["tests"]
+        assert [test["name"] for test in tests] == judged
+    assert gradescope_results(crashed, "")["score"] == 0.0
+    # JUnit and the table: one case, one cell per invariant for both.
+    report = ClassReport(SETTINGS, (crashed, replace(passing, path="learners/bob")))
+    root = ET.fromstring(junit_xml(report))
+    for suite in root.findall("testsuite"):
+        assert [case.get("name") for case in suite.findall("testcase")] == (
+            _level_names()
+        )
+    rows = [line for line in class_lines(report) if line.startswith(("ada", "bob"))]
+    marks = [row.split(maxsplit=3)[3].replace(" ", "") for row in rows]
+    assert [len(m) for m in marks] == [len(_level_names())] * 2
+    shape = _level_names().index("report-shape")
+    assert marks[0][0] == "." and marks[0][shape] == "C"
 
 
 def test_gradescope_scores_one_point_an_invariant_and_nothing_for_a_crash():

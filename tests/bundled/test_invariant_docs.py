@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from strategies.ordering import INVARIANT_ORDER
+from strategies.ordering import HARDENED_ONLY, INVARIANT_ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
 INVARIANTS = ROOT / "tests" / "invariants"
@@ -103,6 +103,17 @@ def test_every_invariant_has_a_section_and_every_section_a_test() -> None:
     assert len(tests) >= 20  # the parser still finds the markers
     sections = documented(DOCS.read_text(encoding="utf-8"))
     assert problems(tests, sections, INVARIANT_ORDER) == []
+
+
+def test_the_hardened_only_invariants_are_those_whose_every_test_is_marked() -> None:
+    """The command lists a level's invariants without a run: its list of the
+    hardened-only ones must be what the markers say."""
+    sources = {
+        path.name: path.read_text(encoding="utf-8")
+        for path in sorted(INVARIANTS.glob("test_*.py"))
+    }
+    tests = marked_invariants(sources)
+    assert {name for name, marks in tests.items() if all(marks)} == HARDENED_ONLY
 
 
 def test_the_check_names_each_disagreement() -> None:
