@@ -5,6 +5,11 @@ invariant skipped at the level, or never reached, is skipped; one that was
 running when the learner timed out, crashed or ran out of memory is an
 error. A learner that could not be judged at all (status `error`) has one
 test case, `load`, in error.
+
+A test case's classname is a dotted identifier made from the learner's path
+(`../class/ada` is `day7.class.ada`), because CI tools split classnames on
+dots and trip on slashes; it is unique within the report, and the real path
+is kept in the suite's `path` property.
 """
 
 from __future__ import annotations
@@ -21,19 +26,52 @@ __all__ = ["junit_xml"]
 # Characters XML 1.0 cannot hold at all; a learner's output may have them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _ERRORS = frozenset({"timeout", "crashed", "out-of-memory"})
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_]")
+_PREFIX = "day7"
 
 
 def _clean(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def _suite(learner: LearnerVerdict) -> ET.Element:
+def classname(path: str) -> str:
+    """`path` as a dotted identifier: `day7.` and its parts, `_` for the rest.
+
+    `.` and `..` parts say where the folder is from here, not which learner it
+    is, so they are left out; a part that starts with a digit gets a `_`.
+    """
+    parts = [part for part in path.split("/") if part not in ("", ".", "..")]
+    names = []
+    for part in parts:
+        name = _NOT_NAME.sub("_", part)
+        names.append(f"_{name}" if name[0].isdigit() else name)
+    return ".".join([_PREFIX, *names])
+
+
+def classnames(paths: list[str]) -> dict[str, str]:
+    """Each path's classname, made unique by a `_2`, `_3`, ... where two agree."""
+    given: dict[str, str] = {}
+    taken: set[str] = set()
+    for path in paths:
+        name = base = classname(path)
+        number = 1
+        while name in taken:
+            number += 1
+            name = f"{base}_{number}"
+        taken.add(name)
+        given[path] = name
+    return given
+
+
+def _suite(learner: LearnerVerdict, classname: str) -> ET.Element:
     suite = ET.Element("testsuite", name=_clean(learner.path))
     suite.set("time", f"{learner.seconds:.3f}")
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="path", value=_clean(learner.path))
     failures = errors = skipped = 0
     cases: list[ET.Element] = []
     if learner.status == "error":
-        case = ET.Element("testcase", classname=_clean(learner.path), name="load")
+        case = ET.Element("testcase", classname=classname, name="load")
         error = ET.SubElement(
             case, "error", type="error", message=_clean(learner.detail)
         )
@@ -44,7 +82,7 @@ def _suite(learner: LearnerVerdict) -> ET.Element:
     for lesson in learner.lessons:
         lessons.setdefault(str(lesson.get("invariant", "")), []).append(lesson)
     for name, status in learner.invariants:
-        case = ET.Element("testcase", classname=_clean(learner.path), name=_clean(name))
+        case = ET.Element("testcase", classname=classname, name=_clean(name))
         text = "\n\n".join(lesson_text(lesson) for lesson in lessons.get(name, ()))
         if status == "fail" or status == "incomplete":
             headline = (
@@ -78,7 +116,8 @@ def _suite(learner: LearnerVerdict) -> ET.Element:
 def junit_xml(report: ClassReport) -> str:
     """The report as a JUnit XML document."""
     root = ET.Element("testsuites", name="day7-verify")
-    suites = [_suite(learner) for learner in report.learners]
+    names = classnames([learner.path for learner in report.learners])
+    suites = [_suite(learner, names[learner.path]) for learner in report.learners]
     root.extend(suites)
     for total in ("tests", "failures", "errors", "skipped"):
         root.set(total, str(sum(int(suite.get(total, "0")) for suite in suites)))

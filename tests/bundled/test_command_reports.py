@@ -7,6 +7,7 @@ into statuses, and statuses into every form the command writes.
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,7 @@ from day7_verify._baseline import compare
 from day7_verify._discover import Learner, UsageError, cohort, learner_at, unique
 from day7_verify._evidence import Progress, Untrusted, read_progress, read_result
 from day7_verify._gradescope import gradescope_results
-from day7_verify._junit import junit_xml
+from day7_verify._junit import classname, junit_xml
 from day7_verify._report import (
     INVARIANT_STATUSES,
     SCHEMA,
@@ -555,6 +556,28 @@ def test_a_crashed_learner_lists_exactly_the_levels_invariants_in_every_report()
     assert [len(m) for m in marks] == [len(_level_names())] * 2
     shape = _level_names().index("report-shape")
     assert marks[0][0] == "." and marks[0][shape] == "C"
+
+
+def test_junit_classnames_are_dotted_identifiers_unique_with_the_path_kept():
+    paths = sorted(["../class/ada", "class/ada", "./c/bob o'neil", "2024/cy-2/agent"])
+    learners = tuple(
+        LearnerVerdict(path, "error", 0.1, "cannot load") for path in paths
+    )
+    root = ET.fromstring(junit_xml(ClassReport(SETTINGS, learners)))
+    names = []
+    for suite, path in zip(root.findall("testsuite"), paths, strict=True):
+        [name] = {case.get("classname") for case in suite.findall("testcase")}
+        assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name)
+        prop = suite.find("properties/property[@name='path']")
+        assert prop is not None and prop.get("value") == path
+        names.append(name)
+    assert dict(zip(paths, names, strict=True)) == {
+        "../class/ada": "day7.class.ada",
+        "class/ada": "day7.class.ada_2",
+        "./c/bob o'neil": "day7.c.bob_o_neil",
+        "2024/cy-2/agent": "day7._2024.cy_2.agent",
+    }
+    assert classname("../class/ada") == "day7.class.ada"
 
 
 def test_gradescope_scores_one_point_an_invariant_and_nothing_for_a_crash():
