@@ -570,17 +570,55 @@ def _check_shape(
     else:
         problem = None
     if problem is not None:
+        # A report of the wrong shape is still a report: say what is wrong
+        # with it, not that something else should have been returned.
+        wrong_report = problem.startswith(_A_REPORT)
         raise InvariantFailure(
             world=world,
             expected=should,
             observed=f"{what} returned {problem}",
-            headline=f"{what} returned {problem}, but should return {should}",
-            hint="an unfinished function (a TODO body) returns None"
+            headline=f"{what} returned {problem}"
+            if wrong_report
+            else f"{what} returned {problem}, but should return {should}",
+            hint=_report_hint(problem)
+            if wrong_report
+            else "an unfinished function (a TODO body) returns None"
             if result is None
             else "",
             topic=topic,
             reproduce=reproduce,
         )
+
+
+#: How every problem of a report that is one, but of the wrong shape, starts.
+_A_REPORT = "a report "
+_PASSED_HINT = (
+    "EvaluationReport.passed is True exactly when every check passed, e.g."
+    " all(check.passed for check in self.checks); a field never set, or a"
+    " property that falls off its end, gives None"
+)
+_CHECKS_HINT = (
+    "EvaluationReport.checks is a tuple of CheckResult(name: str, passed: bool,"
+    " detail: str), one per declared fact"
+)
+
+
+def _wrong_report(problem: str) -> str:
+    """`problem` said of the report in hand: "the report's .passed is None; ..."."""
+    if problem.startswith("a report whose "):
+        return "the report's " + problem.removeprefix("a report whose ")
+    return "the report has " + problem.removeprefix("a report ").replace(
+        "without", "no", 1
+    )
+
+
+def _report_hint(problem: str) -> str:
+    """What to do about a report of the wrong shape, read off its problem."""
+    if ".passed" in problem and "check " not in problem:
+        return _PASSED_HINT
+    if "check" in problem:
+        return _CHECKS_HINT
+    return "EvaluationReport has a render() method that returns the report as text"
 
 
 def _inspect_report(report: Any) -> str | None:
@@ -607,18 +645,18 @@ def _report_problem(report: Any) -> str | None:
     checks = getattr(report, "checks", None)
     if not isinstance(checks, tuple):
         shown = _short_repr(checks)
-        return f"{_short_repr(report)}, whose .checks is {shown}, not a tuple"
+        return f"a report whose .checks is {shown}; it must be a tuple"
     for index, check in enumerate(checks):
         for field, kind in (("name", str), ("passed", bool), ("detail", str)):
             value = getattr(check, field, None)
             if not isinstance(value, kind):
                 return (
-                    f"a report whose check {index} has {field}={_short_repr(value)},"
-                    f" not a {kind.__name__}"
+                    f"a report whose check {index} has {field}={_short_repr(value)};"
+                    f" it must be a {kind.__name__}"
                 )
     passed = getattr(report, "passed", None)
     if not isinstance(passed, bool):
-        return f"a report whose .passed is {_short_repr(passed)}, not a bool"
+        return f"a report whose .passed is {_short_repr(passed)}; it must be a bool"
     if not callable(getattr(report, "render", None)):
         return "a report without a render() method"
     return None
@@ -636,8 +674,12 @@ def report_view(report: Any) -> tuple[CheckRow, ...]:
             world=_WORLD.get(),
             expected=_REPORT_SHAPE,
             observed=problem,
-            headline=f"the report is {problem}, but should be {_REPORT_SHAPE}",
-            hint="an unfinished function (a TODO body) returns None"
+            headline=_wrong_report(problem)
+            if problem.startswith(_A_REPORT)
+            else f"the report is {problem}, but should be {_REPORT_SHAPE}",
+            hint=_report_hint(problem)
+            if problem.startswith(_A_REPORT)
+            else "an unfinished function (a TODO body) returns None"
             if report is None
             else "",
         )

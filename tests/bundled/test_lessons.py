@@ -332,3 +332,25 @@ def test_a_report_whose_property_loops_is_a_hang(short_limits: CallLimits) -> No
 
     with pytest.raises(CallAborted, match="reading the report's checks and .passed"):
         call_target(EVALUATE, lambda: Report())
+
+
+class _ReportPassedNone:
+    """A report planted with .passed left None (a field never set)."""
+
+    checks = ()
+    passed = None
+
+    def render(self) -> str:
+        return ""
+
+
+def test_a_report_whose_passed_is_none_is_said_to_be_a_report() -> None:
+    """It did return a report: the lesson says what is wrong with it, and how."""
+    with pytest.raises(InvariantFailure) as caught:
+        call_target(EVALUATE, lambda: _ReportPassedNone())
+    failure = caught.value
+    assert failure.headline == (
+        f"{EVALUATE} returned a report whose .passed is None; it must be a bool"
+    )
+    assert "should return" not in failure.headline
+    assert "all(check.passed for check in self.checks)" in failure.hint
