@@ -14,6 +14,7 @@ invariants: one mark per invariant, numbered columns, and a legend.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -90,7 +91,30 @@ def _block(label: str, text: str, indent: str = _INDENT) -> list[str]:
     return [f"{indent}{label}:"] + [f"{indent}    {line}" for line in lines]
 
 
-def _lesson_lines(number: int, lesson: Mapping[str, Any], verbose: bool) -> list[str]:
+# The suite's note on other failing examples names a pytest option that
+# day7-verify does not take (it would refuse it as bad usage).
+_OTHERS_FAILED = re.compile(
+    r"\(note: (?P<count>\d+) other explicit (?P<noun>examples?) also failed with"
+    r" this error; add --hypothesis-verbosity=verbose to see them\)"
+)
+
+
+def _for_the_command(note: str, path: str) -> str:
+    """`note` with advice true of day7-verify: the pytest run that shows them."""
+    return _OTHERS_FAILED.sub(
+        lambda match: (
+            f"(note: {match['count']} other explicit {match['noun']} also"
+            " failed with this error; day7-verify does not show them:"
+            f" `pytest tests --impl-path {path} --hypothesis-verbosity=verbose`"
+            " in a clone of day7-verify does)"
+        ),
+        note,
+    )
+
+
+def _lesson_lines(
+    number: int, lesson: Mapping[str, Any], verbose: bool, path: str = "DIR"
+) -> list[str]:
     invariant = str(lesson.get("invariant", ""))
     headline = str(lesson.get("headline", "")).strip() or "(no headline)"
     first, *rest = headline.splitlines()
@@ -105,7 +129,7 @@ def _lesson_lines(number: int, lesson: Mapping[str, Any], verbose: bool) -> list
     if verbose:
         lines += _block("test", str(lesson.get("test", "")))
         notes = [
-            n
+            _for_the_command(str(n), path)
             for n in lesson.get("example", ())
             if not str(n).startswith("Explanation:")
         ]
@@ -205,7 +229,7 @@ def _lessons_section(verdict: LearnerVerdict, verbose: bool) -> list[str]:
         shown_for.add(invariant)
         number += 1
         lines.append("")
-        lines += _lesson_lines(number, lesson, verbose)
+        lines += _lesson_lines(number, lesson, verbose, verdict.path)
     if held_back:
         lines += [
             "",

@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from day7_verify._baseline import compare
+from day7_verify._cli import _judge_parser
 from day7_verify._discover import Learner, UsageError, cohort, learner_at, unique
 from day7_verify._evidence import Progress, Untrusted, read_progress, read_result
 from day7_verify._gradescope import gradescope_results
@@ -457,6 +458,28 @@ def test_one_learner_reads_verdict_first_then_lessons_then_invariants():
     assert text.index("Day 1-6 names") < text.index("got FAIL")
     assert text.count("got FAIL, but should be PASS") == 1
     assert "evaluate_run(...)" in text and "Traceback" not in text
+
+
+def test_verbose_never_advises_an_option_day7_verify_refuses():
+    """The suite's note names --hypothesis-verbosity; the command says what is
+    true of itself instead."""
+    note = (
+        "(note: 2 other explicit examples also failed with this error;"
+        " add --hypothesis-verbosity=verbose to see them)"
+    )
+    learner = replace(
+        _failing_learner(),
+        lessons=(
+            lesson({"invariant": "truth", "headline": "got FAIL", "example": [note]}),
+        ),
+    )
+    text = "\n".join(learner_lines(learner, "course", verbose=True))
+    assert "2 other explicit examples also failed" in text
+    assert "add --hypothesis-verbosity" not in text
+    assert "pytest tests --impl-path c/ada --hypothesis-verbosity=verbose" in text
+    # And day7-verify itself does refuse the option.
+    with pytest.raises(SystemExit):
+        _judge_parser().parse_args(["--hypothesis-verbosity=verbose", "c/ada"])
 
 
 def test_quiet_is_the_verdict_line_only():
