@@ -363,11 +363,17 @@ def _store(world: World, target: Any, built: Built) -> None:
     path = built.log_path
     written = path.read_bytes() if path.is_file() else b""
     if len(written.splitlines()) != len(receipts):
+        # Name the method and its module: the learner's Day 1-6 code in
+        # receipts.py is what to open, not the evaluator.
         raise InvariantFailure(
             world="",
-            expected="each put of a new receipt to append one JSON line to the log",
-            observed=f"after {len(receipts)} put(s) the log holds"
-            f" {len(written.splitlines())} line(s)",
+            expected="each ReceiptStore.put of a new receipt to append one JSON"
+            " line to the log",
+            observed=f"after {len(receipts)} call(s) of ReceiptStore.put"
+            f" (receipts.py) the log holds {len(written.splitlines())} line(s)",
+            hint="ReceiptStore.put in receipts.py must append one JSON line per"
+            " new receipt to the log file it was given (open it in append mode,"
+            " write the line, end it with a newline); a TODO body writes nothing",
         )
     for fact in world.receipts:
         if stored_as(fact, log) == "appended":

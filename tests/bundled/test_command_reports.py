@@ -497,14 +497,16 @@ def test_a_world_the_substrate_could_not_build_is_said_once_without_a_topic_too(
                 {
                     "invariant": "truth",
                     "headline": "could not build the world"
-                    " through the target: after 2 put(s) the log holds 0 line(s)",
+                    " through the target: after 2 call(s) of ReceiptStore.put"
+                    " (receipts.py) the log holds 0 line(s)",
                 }
             ),
             lesson(
                 {
                     "invariant": "read-only",
                     "headline": "could not build the world"
-                    " through the target: after 1 put(s) the log holds 0 line(s)",
+                    " through the target: after 1 call(s) of ReceiptStore.put"
+                    " (receipts.py) the log holds 0 line(s)",
                 }
             ),
             lesson({"invariant": "truth", "headline": "report.render() returned None"}),

@@ -354,3 +354,28 @@ def test_a_report_whose_passed_is_none_is_said_to_be_a_report() -> None:
     )
     assert "should return" not in failure.headline
     assert "all(check.passed for check in self.checks)" in failure.hint
+
+
+def test_a_receipt_store_that_writes_nothing_names_put_and_receipts_py() -> None:
+    """Planted: ReceiptStore.put keeps nothing. The lesson says which Day 1-6
+    method, in which file, and how many puts left how many lines."""
+    from dataclasses import replace
+
+    import evaluator
+    from strategies import LogFact, ReceiptFact, World, load_target, materialise
+
+    class ForgetfulStore(evaluator.ReceiptStore):  # type: ignore[misc]
+        def put(self, receipt: object) -> None:
+            return None
+
+    bundled = load_target()
+    target = replace(bundled, names={**bundled.names, "ReceiptStore": ForgetfulStore})
+    world = World(receipts=(ReceiptFact(),), log=LogFact())
+    with pytest.raises(InvariantFailure) as caught:
+        with materialise(world, target):
+            pass
+    failure = caught.value
+    assert failure.topic == "substrate"
+    assert "ReceiptStore.put (receipts.py) the log holds 0 line(s)" in failure.headline
+    assert "after 1 call(s) of ReceiptStore.put" in failure.headline
+    assert "ReceiptStore.put in receipts.py" in failure.hint
