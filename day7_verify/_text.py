@@ -14,7 +14,10 @@ invariants: one mark per invariant, numbered columns, and a legend.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import sys
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,6 +29,7 @@ __all__ = [
     "class_lines",
     "learner_lines",
     "ordered_lessons",
+    "runnable",
     "verdict_line",
 ]
 
@@ -112,6 +116,37 @@ def _for_the_command(note: str, path: str) -> str:
     )
 
 
+def runnable(snippet: str, python: str | None = None, cwd: str | None = None) -> str:
+    """`snippet` as a shell command that runs it, pasted anywhere.
+
+    The snippet imports `strategies`, which only the interpreter day7-verify
+    is installed in has, and names the folder as it was written on the
+    command line, relative to where the command ran: so the command says
+    both, rather than leaving the learner a ModuleNotFoundError.
+    """
+    python = python or sys.executable
+    cwd = cwd or os.getcwd()
+    return "\n".join(
+        [
+            f"cd {shlex.quote(cwd)} && {shlex.quote(python)} - <<'EOF'",
+            snippet.rstrip(),
+            "EOF",
+        ]
+    )
+
+
+def _reproduce_block(snippet: str) -> list[str]:
+    """The lesson's snippet, as the command that runs it."""
+    if not snippet.strip():
+        return []
+    # Not indented like the other fields: a heredoc ends at a line that is
+    # exactly EOF, and Python refuses an indented first line.
+    return [
+        f"{_INDENT}reproduce (paste these lines into a shell as they are):",
+        *runnable(snippet).splitlines(),
+    ]
+
+
 def _lesson_lines(
     number: int, lesson: Mapping[str, Any], verbose: bool, path: str = "DIR"
 ) -> list[str]:
@@ -125,7 +160,7 @@ def _lesson_lines(
         lines += _block("expected", str(lesson.get("expected", "")))
         lines += _block("observed", str(lesson.get("observed", "")))
     lines += _block("hint", str(lesson.get("hint", "")))
-    lines += _block("reproduce", str(lesson.get("reproduce", "")))
+    lines += _reproduce_block(str(lesson.get("reproduce", "")))
     if verbose:
         lines += _block("test", str(lesson.get("test", "")))
         notes = [
@@ -210,7 +245,7 @@ def _lessons_section(verdict: LearnerVerdict, verbose: bool) -> list[str]:
             subsequent_indent=_INDENT,
         )
         lines += _block("hint", str(first.get("hint", "")))
-        lines += _block("reproduce", str(first.get("reproduce", "")))
+        lines += _reproduce_block(str(first.get("reproduce", "")))
         if verbose:
             for lesson in substrate[1:]:
                 lines += textwrap.wrap(

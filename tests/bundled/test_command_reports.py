@@ -7,7 +7,11 @@ into statuses, and statuses into every form the command writes.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
@@ -480,6 +484,49 @@ def test_verbose_never_advises_an_option_day7_verify_refuses():
     # And day7-verify itself does refuse the option.
     with pytest.raises(SystemExit):
         _judge_parser().parse_args(["--hypothesis-verbosity=verbose", "c/ada"])
+
+
+def test_a_reproduction_runs_as_printed_from_another_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The printed lines run the snippet with the command's own interpreter,
+    from wherever they are pasted: no ModuleNotFoundError for strategies."""
+    from strategies import World, load_target
+    from strategies.verdicts import reproduction
+
+    snippet = reproduction(World(), load_target())
+    learner = replace(
+        _failing_learner(),
+        lessons=(
+            lesson(
+                {"invariant": "truth", "headline": "got FAIL", "reproduce": snippet}
+            ),
+        ),
+    )
+    # The command ran somewhere that holds no strategies package of its own.
+    ran_in = tmp_path / "where-the-command-ran"
+    ran_in.mkdir()
+    monkeypatch.chdir(ran_in)
+    lines = learner_lines(learner, "course")
+    start = next(i for i, line in enumerate(lines) if "reproduce (paste" in line)
+    end = lines.index("EOF", start)
+    printed = "\n".join(lines[start + 1 : end + 1]) + "\n"
+    assert printed.startswith(f"cd {shlex.quote(str(ran_in))} && ")
+    assert shlex.quote(sys.executable) in printed.splitlines()[0]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    ran = subprocess.run(
+        ["sh", "-c", printed],
+        cwd=elsewhere,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "ModuleNotFoundError" not in ran.stderr
+    assert ran.stdout.strip()  # the report, rendered
 
 
 def test_quiet_is_the_verdict_line_only():
