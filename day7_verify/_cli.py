@@ -42,7 +42,7 @@ from day7_verify._report import (
     tool_version,
 )
 from day7_verify._shard import merge, parse_shard, select
-from day7_verify._text import class_lines, learner_lines
+from day7_verify._text import class_lines, learner_lines, verdict_line
 from strategies.target import LEVELS
 
 __all__ = ["main"]
@@ -271,10 +271,8 @@ def _emit(lines: Sequence[str]) -> None:
 
 
 def _progress_line(count: int, total: int, judged: Judged) -> str:
-    verdict = judged.verdict
-    return (
-        f"[{count}/{total}] {verdict.path}: {verdict.status} ({verdict.seconds:.1f} s)"
-    )
+    """A learner just judged, in the one line `--quiet` would print for it."""
+    return f"[{count}/{total}] {verdict_line(judged.verdict)}"
 
 
 def _judge(argv: Sequence[str]) -> int:

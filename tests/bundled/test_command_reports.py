@@ -529,6 +529,16 @@ def test_a_reproduction_runs_as_printed_from_another_directory(
     assert ran.stdout.strip()  # the report, rendered
 
 
+def test_cohort_progress_is_the_quiet_line_of_each_learner():
+    from day7_verify._cli import _progress_line
+    from day7_verify._judge import Judged
+
+    learner = _failing_learner()
+    line = _progress_line(2, 5, Judged(learner, 0.0, 0))
+    assert line == "[2/5] " + learner_lines(learner, "course", quiet=True)[0]
+    assert "1 of 3 invariants hold" in line
+
+
 def test_quiet_is_the_verdict_line_only():
     learner = _failing_learner()
     lines = learner_lines(learner, "course", quiet=True)
