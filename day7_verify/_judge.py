@@ -37,7 +37,7 @@ from day7_verify._discover import Learner
 from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
 from day7_verify._supervise import Finished, run_bounded
-from day7_verify._verdict import Limits, at_level, classify
+from day7_verify._verdict import Limits, at_level, classify, counted
 from strategies.target import DAY7_MODULES, LEVELS
 
 __all__ = [
@@ -135,10 +135,14 @@ def judge(
 ) -> Judged:
     """Judge one learner in its own child; never raises for anything the learner did.
 
-    Its verdict lists exactly the level's invariants, whatever its run reached.
+    Its verdict lists exactly the level's invariants, whatever its run reached,
+    and it passes only when every one of them holds.
     """
     judged = _judge(learner, settings, manifest, workroot)
-    return replace(judged, verdict=at_level(judged.verdict, settings.level))
+    return replace(
+        judged,
+        verdict=counted(at_level(judged.verdict, settings.level), settings.level),
+    )
 
 
 def _judge(

@@ -27,7 +27,7 @@ from day7_verify._report import LearnerVerdict, lesson
 from day7_verify._supervise import Finished
 from strategies.ordering import invariants_at, rank
 
-__all__ = ["OUTSIDE_WRITES", "Limits", "at_level", "classify", "output_tail"]
+__all__ = ["OUTSIDE_WRITES", "Limits", "at_level", "classify", "counted", "output_tail"]
 
 #: The command's own invariant, judged around the suite's.
 OUTSIDE_WRITES = "writes-nothing-outside"
@@ -405,13 +405,20 @@ def at_level(verdict: LearnerVerdict, level: str) -> LearnerVerdict:
     A run that stopped early (or never started) lists only what it reached;
     every report must still show the same invariants for every learner, so
     the others are added as `not-run`, a rule of the other level is `skip`
-    whatever the child said, and the command's own invariant is always there.
+    whatever the child said (and a rule of this level said to be skipped is
+    `incomplete`), and the command's own invariant is always there.
     """
     said = dict(verdict.invariants)
     listed: list[tuple[str, str]] = []
     for name, judged in invariants_at(level):
         status = said.pop(name, "not-run")
-        listed.append((name, status if judged else "skip"))
+        if not judged:
+            status = "skip"
+        elif status == "skip":
+            # The level judges it, so a skip means its tests never ran (a
+            # profile without phases, a skip raised from the folder's code).
+            status = "incomplete"
+        listed.append((name, status))
     outside = said.pop(OUTSIDE_WRITES, "not-run")
     # A name the suite has that the command does not know is kept, not lost.
     listed += sorted(said.items(), key=lambda item: rank(item[0]))
@@ -419,3 +426,37 @@ def at_level(verdict: LearnerVerdict, level: str) -> LearnerVerdict:
     statements = dict(verdict.statements)
     statements.setdefault(OUTSIDE_WRITES, OUTSIDE_WRITES_STATEMENT)
     return replace(verdict, invariants=tuple(listed), statements=statements)
+
+
+def counted(verdict: LearnerVerdict, level: str) -> LearnerVerdict:
+    """`verdict`, with a pass only where every invariant `level` judges holds.
+
+    The child's summary says PASS or FAIL, but that is a claim: a pass is
+    counted here from the invariants `at_level` lists, so a run whose summary
+    left out, skipped or never reached one of the level's invariants cannot
+    pass, whatever it said, and "k of n invariants hold" counts all n.
+    """
+    if verdict.status not in ("pass", "fail"):
+        return verdict
+    judged_here = [name for name, judged in invariants_at(level) if judged]
+    judged_here.append(OUTSIDE_WRITES)
+    statuses = dict(verdict.invariants)
+    short = [name for name in judged_here if statuses.get(name) != "pass"]
+    held = f"{len(judged_here) - len(short)} of {len(judged_here)} invariants hold"
+    if verdict.status == "pass" and short:
+        return replace(
+            verdict,
+            status="fail",
+            detail=f"{held}: {_some(short)} did not run to the end and hold",
+        )
+    if verdict.status == "fail":
+        return replace(verdict, detail=_HOLD_COUNT.sub(held, verdict.detail, count=1))
+    return verdict
+
+
+def _some(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:3])
+    return shown if len(names) <= 3 else f"{shown} and {len(names) - 3} more"
+
+
+_HOLD_COUNT = re.compile(r"^\d+ of \d+ invariants hold")

@@ -64,6 +64,19 @@ AT_IMPORT: dict[str, str] = {
     "import-exits": "import os\nos._exit(3)\n",
 }
 
+#: Code planted after evaluation.py's `from __future__` line: the folder loads.
+AFTER_FUTURE: dict[str, str] = {
+    # A cheat: the judge's Hypothesis, reached from the folder's own import,
+    # told to draw nothing, so every property has nothing to fail on.
+    "no-phases": (
+        "import hypothesis as _h\n"
+        "_h.settings.register_profile('ci', phases=[])\n"
+        "_h.settings.load_profile('ci')\n"
+    ),
+}
+
+_FUTURE = "from __future__ import annotations\n"
+
 
 def learner_folder(parent: Path, name: str, *plants: str) -> Path:
     """A copy of the bundled evaluator at parent/name, with `plants` planted."""
@@ -82,6 +95,8 @@ def learner_folder(parent: Path, name: str, *plants: str) -> Path:
             )
         elif plant in AT_IMPORT:
             source = AT_IMPORT[plant] + source
+        elif plant in AFTER_FUTURE:
+            source = source.replace(_FUTURE, _FUTURE + AFTER_FUTURE[plant], 1)
         else:
             raise KeyError(f"no planted behaviour named {plant}")
     module.write_text(source, encoding="utf-8")

@@ -391,6 +391,26 @@ def test_one_learner_reads_its_verdict_first_and_no_traceback(checkout, tmp_path
     assert "Traceback" not in run.stdout + run.stderr
 
 
+def test_a_pass_is_counted_from_the_levels_invariants_not_claimed(checkout, tmp_path):
+    """A folder that turns the judge's search off at import gets no pass.
+
+    Its properties draw nothing and the child's summary calls them not
+    judged; the command counts the level's invariants itself, so each is
+    `incomplete` and the learner fails, with all of them counted.
+    """
+    folder = learner_folder(tmp_path, "agent", "no-phases")
+    out = tmp_path / "report.json"
+    run = _command(checkout, str(folder), "--timeout", "120", "--json", str(out))
+    assert run.returncode == 1, run.stdout + run.stderr
+    (learner,) = json.loads(out.read_text(encoding="utf-8"))["learners"]
+    assert learner["status"] == "fail", learner["detail"]
+    statuses = learner["invariants"]
+    assert "incomplete" in statuses.values(), statuses
+    judged = [name for name, status in statuses.items() if status != "skip"]
+    held = sum(status == "pass" for status in statuses.values())
+    assert learner["detail"].startswith(f"{held} of {len(judged)} invariants hold")
+
+
 # --- the command stopped from outside ---------------------------------------
 
 

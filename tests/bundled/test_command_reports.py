@@ -44,6 +44,7 @@ from day7_verify._verdict import (
     Limits,
     at_level,
     classify,
+    counted,
     output_tail,
 )
 from strategies.ordering import HARDENED_ONLY, INVARIANT_ORDER
@@ -729,3 +730,25 @@ def test_a_cohort_is_every_learner_below_its_root_once(tmp_path: Path):
     assert len(again) == 3
     with pytest.raises(UsageError, match="no learner folder"):
         cohort(str(root / "empty"))
+
+
+def test_a_pass_is_counted_from_every_invariant_of_the_level():
+    """A child whose summary says PASS while some of the level's invariants are
+    missing or said to be skipped does not pass: the command counts them."""
+    claimed = _classify(
+        result=_result(
+            _summary({"surface": "PASS", "truth": "PASS", "determinism": "SKIP"})
+        )
+    )
+    assert claimed.status == "pass"  # what the child's summary claims
+    learner = counted(at_level(claimed, "course"), "course")
+    statuses = dict(learner.invariants)
+    assert statuses["determinism"] == "incomplete"
+    assert learner.status == "fail"
+    judged = [n for n in _level_names() if n not in HARDENED_ONLY]
+    # surface, truth and writes-nothing-outside hold; nothing else ran.
+    assert learner.detail.startswith(f"3 of {len(judged)} invariants hold: ")
+    # Every invariant of the level holding is a pass, and stays one.
+    every = _summary({name: "PASS" for name in judged if name != OUTSIDE_WRITES})
+    whole = counted(at_level(_classify(result=_result(every)), "course"), "course")
+    assert whole.status == "pass", whole.detail
