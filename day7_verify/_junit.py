@@ -27,9 +27,11 @@ def _clean(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def _suite(learner: LearnerVerdict) -> ET.Element:
+def _suite(learner: LearnerVerdict, isolation: str) -> ET.Element:
     suite = ET.Element("testsuite", name=_clean(learner.path))
     suite.set("time", f"{learner.seconds:.3f}")
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="isolation", value=isolation)
     failures = errors = skipped = 0
     cases: list[ET.Element] = []
     if learner.status == "error":
@@ -78,7 +80,8 @@ def _suite(learner: LearnerVerdict) -> ET.Element:
 def junit_xml(report: ClassReport) -> str:
     """The report as a JUnit XML document."""
     root = ET.Element("testsuites", name="day7-verify")
-    suites = [_suite(learner) for learner in report.learners]
+    isolation = str(report.settings.get("isolation", "process"))
+    suites = [_suite(learner, isolation) for learner in report.learners]
     root.extend(suites)
     for total in ("tests", "failures", "errors", "skipped"):
         root.set(total, str(sum(int(suite.get(total, "0")) for suite in suites)))

@@ -107,7 +107,10 @@ def _lesson_lines(number: int, lesson: Mapping[str, Any], verbose: bool) -> list
 
 
 def learner_lines(
-    verdict: LearnerVerdict, level: str, verbose: bool = False
+    verdict: LearnerVerdict,
+    level: str,
+    verbose: bool = False,
+    isolation: str | None = None,
 ) -> list[str]:
     """One learner's verdict as the terminal shows it, one string per line."""
     holding, judged = verdict.counts()
@@ -115,6 +118,8 @@ def learner_lines(
         f"day7-verify: {_status_word(verdict.status)}  {verdict.path}:"
         f" {verdict.detail} ({verdict.seconds:.1f} s)"
     ]
+    if isolation is not None:
+        lines.append(f"  judged under {isolation} isolation")
     skipped = [name for name, status in verdict.invariants if status == "skip"]
     shown = [(name, status) for name, status in verdict.invariants if status != "skip"]
     width = max((len(name) for name, _ in shown), default=0)
@@ -216,6 +221,7 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
     passed = sum(learner.passed for learner in learners)
     settings = report.settings
     how = f"{settings.get('level')} level, {settings.get('profile')} profile"
+    how += f", {settings.get('isolation', 'process')} isolation"
     if jobs is not None:
         how += f", {jobs} job(s)"
     lines = [
