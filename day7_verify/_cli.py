@@ -21,7 +21,6 @@ from typing import NoReturn
 
 from day7_verify._baseline import compare
 from day7_verify._bundle import BundleError
-from day7_verify._sandbox import ISOLATIONS, detect
 from day7_verify._discover import Learner, UsageError, cohort, learner_at, unique
 from day7_verify._gradescope import gradescope_results
 from day7_verify._html import html_page
@@ -42,6 +41,7 @@ from day7_verify._report import (
     read_report,
     tool_version,
 )
+from day7_verify._sandbox import ISOLATIONS, detect
 from day7_verify._shard import merge, parse_shard, select
 from day7_verify._text import class_lines, learner_lines
 from strategies.target import LEVELS
@@ -308,8 +308,11 @@ def _judge(argv: Sequence[str]) -> int:
         detected = detect()
         isolation = detected.isolation
         if detected.why_not_stronger:
-            print(f"{PROG}: isolation {isolation}: {detected.why_not_stronger}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{PROG}: isolation {isolation}: {detected.why_not_stronger}",
+                file=sys.stderr,
+                flush=True,
+            )
             if options.cohort and isolation == "process":
                 _usage_error(
                     "--cohort judges untrusted code and this machine allows only"

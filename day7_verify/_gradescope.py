@@ -72,7 +72,10 @@ def gradescope_results(
         "stdout_visibility": "hidden",
         "visibility": "visible",
         "tests": tests,
-        "extra_data": {"day7_verify": {"schema": SCHEMA, "status": learner.status,
+        "extra_data": {
+            "day7_verify": {
+                "schema": SCHEMA,
+                "status": learner.status,
                 "isolation": isolation,
             }
         },

@@ -128,7 +128,8 @@ def give_to_nobody(*paths: Path) -> None:
         os.chown(root, NOBODY, NOBODY, follow_symlinks=False)
         for folder, folders, files in os.walk(root):
             for name in folders + files:
-                os.chown(os.path.join(folder, name), NOBODY, NOBODY, follow_symlinks=False)
+                path = os.path.join(folder, name)
+                os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
 
 
 def _preexec(cpu_seconds: int, nobody: bool, drop: bool) -> None:

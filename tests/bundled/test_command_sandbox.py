@@ -111,7 +111,8 @@ ATTACKS = {
     # The command's memory (every nonce), the machine's processes, a fork bomb.
     "memory": (
         "import os\n"
-        "seen = {{'pids': sorted(int(p) for p in os.listdir('/proc') if p.isdigit())}}\n"
+        "pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+        "seen = {{'pids': pids}}\n"
         "for pid in sorted({{os.getppid(), 1, {test_pid}}}):\n"
         "    try:\n"
         "        with open(f'/proc/{{pid}}/mem', 'rb') as f:\n"
