@@ -187,6 +187,11 @@ def _bwrap(
         if os.path.exists(name):
             out += ["--ro-bind", name, name]
     out += ["--proc", "/proc", "--dev", "/dev"]
+    # /tmp is the scratch's tmp: capped with it (bwrap 0.8 has no --size).
+    # First, so that paths under /tmp (a scratch in TMPDIR) are bound over it.
+    tmp = scratch / "tmp"
+    if tmp.is_dir():
+        out += ["--bind", str(tmp), "/tmp"]
     made: set[str] = {"/", "/usr", "/etc", "/proc", "/dev", "/tmp"}
     shown, masked = _python_paths()
     for path in [*shown, *readonly]:
@@ -196,10 +201,6 @@ def _bwrap(
             out += ["--tmpfs", str(path)]
     for path in writable:
         out += _parents(path, made) + ["--bind", str(path), str(path)]
-    # /tmp is the scratch's tmp: capped with it (bwrap 0.8 has no --size).
-    tmp = scratch / "tmp"
-    if tmp.is_dir():
-        out += ["--bind", str(tmp), "/tmp"]
     if as_root:
         setpriv = shutil.which("setpriv") or "setpriv"
         out += ["--", setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}"]
