@@ -52,8 +52,9 @@ __all__ = [
 ISOLATIONS: tuple[str, ...] = ("sandbox", "user", "process")
 #: The unprivileged uid and gid a learner runs as (``nobody``).
 NOBODY = 65534
-#: Processes uid 65534 may have at once (sandbox and user modes only: for the
-#: command's own user the count would include all of that user's processes).
+#: Processes uid 65534 may have at once (sandbox and user modes, run as root
+#: only: for the command's own user the count would include all of that
+#: user's processes).
 NPROC = 64
 #: The largest file the command may write.
 FSIZE = 256 << 20
@@ -106,7 +107,9 @@ def wrap(
     """
     if isolation not in ISOLATIONS:
         raise ValueError(f"isolation {isolation!r} is not one of {ISOLATIONS}")
-    nobody = isolation != "process"
+    # Only where 65534 is a real uid (root dropped to it): for any other user
+    # the count would take in all of that user's processes.
+    nobody = isolation != "process" and os.geteuid() == 0
     preexec = functools.partial(
         _preexec, cpu_seconds, nobody, isolation == "user" and os.geteuid() == 0
     )
