@@ -211,6 +211,7 @@ def judge(
             timeout=settings.timeout,
             max_output=settings.max_output,
         )
+        finished = replace(finished, returncode=wrapped.returncode(finished.returncode))
         untrusted = None
         try:
             result = read_result(result_path, nonce)

@@ -79,6 +79,17 @@ class Wrapped:
     preexec: Callable[[], None]
     isolation: str
 
+    def returncode(self, code: int | None) -> int | None:
+        """The command's own exit status (negative: killed by that signal).
+
+        bwrap's init exits 128 + N when the command is killed by signal N;
+        told back as -N, as for an unwrapped child. (A command that exits
+        with such a status itself reads as killed: none of ours does.)
+        """
+        if self.isolation == "sandbox" and code is not None and 128 < code < 128 + 65:
+            return 128 - code
+        return code
+
 
 @dataclass(frozen=True)
 class Detected:

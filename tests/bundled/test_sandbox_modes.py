@@ -133,3 +133,26 @@ def test_a_named_isolation_the_machine_lacks_is_a_usage_error(
     assert err == [
         "day7-verify: --isolation sandbox is not available here: no sandbox: why"
     ]
+
+
+@needs_python
+@pytest.mark.skipif(
+    _sandbox.detect().isolation != "sandbox",
+    reason=f"no bubblewrap sandbox here: {_sandbox.detect().why_not_stronger}",
+)
+def test_a_signal_inside_the_sandbox_reads_as_that_signal(tmp_path: Path) -> None:
+    """bwrap's init exits 128 + N; the command reads -N, as for a bare child."""
+    scratch = tmp_path / "scratch"
+    (scratch / "tmp").mkdir(parents=True)
+    _sandbox.give_to_nobody(scratch)
+    os.chmod(scratch, 0o711)
+    kill = "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
+    wrapped = wrap(
+        "sandbox",
+        ["/usr/bin/python3", "-S", "-c", kill],
+        scratch=scratch,
+        cpu_seconds=9,
+    )
+    done = subprocess.run(wrapped.argv, preexec_fn=wrapped.preexec, check=False)
+    assert wrapped.returncode(done.returncode) == -11
+    assert wrapped.returncode(3) == 3
