@@ -41,6 +41,7 @@ from day7_verify._report import (
     read_report,
     tool_version,
 )
+from day7_verify._sandbox import ISOLATIONS, detect
 from day7_verify._shard import merge, parse_shard, select
 from day7_verify._text import class_lines, learner_lines, verdict_line
 from strategies.target import LEVELS
@@ -117,6 +118,14 @@ def _judge_parser() -> _Parser:
         default=[],
         metavar="ROOT",
         help="judge every learner folder under ROOT (repeatable)",
+    )
+    parser.add_argument(
+        "--isolation",
+        choices=ISOLATIONS,
+        default=None,
+        help="how each learner's child is isolated: sandbox (bubblewrap namespaces,"
+        " uid 65534), user (uid 65534, as root), process (none beyond a child);"
+        " default: the strongest this machine allows",
     )
     parser.add_argument(
         "--jobs",
@@ -298,8 +307,31 @@ def _judge(argv: Sequence[str]) -> int:
             baseline = read_report(options.baseline, "--baseline")
         except SchemaError as error:
             _usage_error(str(error))
+    isolation = options.isolation
+    if isolation is None:
+        detected = detect()
+        isolation = detected.isolation
+        if detected.why_not_stronger:
+            print(
+                f"{PROG}: isolation {isolation}: {detected.why_not_stronger}",
+                file=sys.stderr,
+                flush=True,
+            )
+            if options.cohort and isolation == "process":
+                _usage_error(
+                    "--cohort judges untrusted code and this machine allows only"
+                    " process isolation; fix the above, or pass --isolation process"
+                )
+    elif isolation != "process":
+        detected = detect()
+        if ISOLATIONS.index(detected.isolation) > ISOLATIONS.index(isolation):
+            _usage_error(
+                f"--isolation {isolation} is not available here:"
+                f" {detected.why_not_stronger}"
+            )
     try:
         settings = Settings(
+            isolation=isolation,
             level=options.level,
             profile=options.profile,
             timeout=options.timeout,
@@ -359,9 +391,11 @@ def _judge(argv: Sequence[str]) -> int:
     _write_reports(options, report)
     if len(report.learners) == 1 and not many:
         learner = report.learners[0]
-        lines = learner_lines(learner, settings.level, options.verbose)
+        lines = learner_lines(
+            learner, settings.level, options.verbose, isolation=settings.isolation
+        )
         if options.gradescope:
-            results = gradescope_results(learner, "\n".join(lines))
+            results = gradescope_results(learner, "\n".join(lines), settings.isolation)
             _write(
                 options.gradescope, json.dumps(results, indent=2) + "\n", "--gradescope"
             )

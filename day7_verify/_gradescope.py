@@ -20,7 +20,9 @@ from day7_verify._report import SCHEMA, LearnerVerdict, lesson_text
 __all__ = ["gradescope_results"]
 
 
-def gradescope_results(learner: LearnerVerdict, summary_text: str) -> dict[str, Any]:
+def gradescope_results(
+    learner: LearnerVerdict, summary_text: str, isolation: str = "process"
+) -> dict[str, Any]:
     """Gradescope's results.json for one learner, its verdict in words beside."""
     judged_to_end = learner.status in ("pass", "fail")
     lessons: dict[str, list[Mapping[str, Any]]] = {}
@@ -70,5 +72,11 @@ def gradescope_results(learner: LearnerVerdict, summary_text: str) -> dict[str, 
         "stdout_visibility": "hidden",
         "visibility": "visible",
         "tests": tests,
-        "extra_data": {"day7_verify": {"schema": SCHEMA, "status": learner.status}},
+        "extra_data": {
+            "day7_verify": {
+                "schema": SCHEMA,
+                "status": learner.status,
+                "isolation": isolation,
+            }
+        },
     }

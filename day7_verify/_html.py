@@ -194,6 +194,7 @@ def html_page(report: ClassReport) -> str:
         f"{settings.get('profile')} profile",
         f"timeout {settings.get('timeout')} s",
         f"memory {settings.get('memory_mib')} MiB",
+        f"{settings.get('isolation', 'process')} isolation",
         f"day7-verify {report.tool}",
     ]
     head = [

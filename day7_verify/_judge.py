@@ -36,6 +36,7 @@ from day7_verify._bundle import CHILD_SCRIPT, Manifest
 from day7_verify._discover import Learner
 from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
+from day7_verify._sandbox import ISOLATIONS, give_to_nobody, wrap
 from day7_verify._supervise import Finished, run_bounded
 from day7_verify._verdict import Limits, at_level, classify, counted
 from strategies.target import DAY7_MODULES, LEVELS
@@ -88,6 +89,7 @@ class Settings:
     memory: int = DEFAULT_MEMORY
     max_output: int = DEFAULT_MAX_OUTPUT
     load_timeout: float = LOAD_TIMEOUT
+    isolation: str = "process"
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -102,6 +104,10 @@ class Settings:
             raise ValueError(
                 f"a memory limit below 256 MiB cannot start Python: {self.memory}"
             )
+        if self.isolation not in ISOLATIONS:
+            raise ValueError(
+                f"isolation {self.isolation!r} is not one of {', '.join(ISOLATIONS)}"
+            )
         if self.max_output < 1024:
             raise ValueError(
                 f"an output limit must be at least 1 KiB, got {self.max_output}"
@@ -114,6 +120,7 @@ class Settings:
             "timeout": self.timeout,
             "memory_mib": self.memory >> 20,
             "max_output_bytes": self.max_output,
+            "isolation": self.isolation,
         }
 
 
@@ -193,17 +200,35 @@ def _judge(
             "profile": settings.profile,
             "memory": settings.memory,
             "timeout": settings.timeout,
-            "parent": os.getpid(),
+            # In a sandbox the command's pid is not in the child's namespace.
+            "parent": os.getpid() if settings.isolation != "sandbox" else 0,
             "load_timeout": min(settings.load_timeout, settings.timeout),
         }
-        finished = run_bounded(
+        if settings.isolation != "process":
+            give_to_nobody(scratch, private)
+            # bwrap enters it as a root without capabilities: it must be searchable.
+            os.chmod(scratch, 0o711)
+            if settings.isolation == "user":
+                # uid 65534 must reach its scratch, not list the others'.
+                os.chmod(workroot, 0o711)
+        wrapped = wrap(
+            settings.isolation,
             [sys.executable, "-S", "-s", "-B", str(scratch / "bundle" / CHILD_SCRIPT)],
+            scratch=scratch,
+            writable=[private],
+            cpu_seconds=int(settings.timeout * 1.5) + 10,
+            cwd=cwd,
+        )
+        finished = run_bounded(
+            wrapped.argv,
+            preexec=wrapped.preexec,
             cwd=cwd,
             env=_environment(tmp, home),
             stdin_data=(json.dumps(config) + "\n").encode("utf-8"),
             timeout=settings.timeout,
             max_output=settings.max_output,
         )
+        finished = replace(finished, returncode=wrapped.returncode(finished.returncode))
         untrusted = None
         try:
             result = read_result(result_path, nonce)

@@ -63,11 +63,12 @@ def classnames(paths: list[str]) -> dict[str, str]:
     return given
 
 
-def _suite(learner: LearnerVerdict, classname: str) -> ET.Element:
+def _suite(learner: LearnerVerdict, classname: str, isolation: str) -> ET.Element:
     suite = ET.Element("testsuite", name=_clean(learner.path))
     suite.set("time", f"{learner.seconds:.3f}")
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="path", value=_clean(learner.path))
+    ET.SubElement(properties, "property", name="isolation", value=isolation)
     failures = errors = skipped = 0
     cases: list[ET.Element] = []
     if learner.status == "error":
@@ -117,7 +118,10 @@ def junit_xml(report: ClassReport) -> str:
     """The report as a JUnit XML document."""
     root = ET.Element("testsuites", name="day7-verify")
     names = classnames([learner.path for learner in report.learners])
-    suites = [_suite(learner, names[learner.path]) for learner in report.learners]
+    isolation = str(report.settings.get("isolation", "process"))
+    suites = [
+        _suite(learner, names[learner.path], isolation) for learner in report.learners
+    ]
     root.extend(suites)
     for total in ("tests", "failures", "errors", "skipped"):
         root.set(total, str(sum(int(suite.get(total, "0")) for suite in suites)))

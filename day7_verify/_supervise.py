@@ -16,7 +16,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,6 +115,7 @@ def run_bounded(
     stdin_data: bytes,
     timeout: float,
     max_output: int,
+    preexec: Callable[[], None] | None = None,
 ) -> Finished:
     """Run `argv` in its own session; kill its group after `timeout` seconds."""
     started = time.monotonic()
@@ -129,6 +130,7 @@ def run_bounded(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=preexec,
     )
     with _running_lock:
         _running.add(process.pid)

@@ -173,7 +173,11 @@ def _lesson_lines(
 
 
 def learner_lines(
-    verdict: LearnerVerdict, level: str, verbose: bool = False, quiet: bool = False
+    verdict: LearnerVerdict,
+    level: str,
+    verbose: bool = False,
+    quiet: bool = False,
+    isolation: str | None = None,
 ) -> list[str]:
     """One learner's verdict as the terminal shows it, one string per line.
 
@@ -183,6 +187,8 @@ def learner_lines(
     lines = [verdict_line(verdict)]
     if quiet:
         return lines
+    if isolation is not None:
+        lines.append(f"  judged under {isolation} isolation")
     lines += _lessons_section(verdict, verbose)
     lines += _invariant_rows(verdict, level)
     if verdict.output_tail and (verbose or verdict.status not in ("pass", "fail")):
@@ -299,6 +305,7 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
     passed = sum(learner.passed for learner in learners)
     settings = report.settings
     how = f"{settings.get('level')} level, {settings.get('profile')} profile"
+    how += f", {settings.get('isolation', 'process')} isolation"
     if jobs is not None:
         how += f", {jobs} job(s)"
     lines = [

@@ -31,6 +31,7 @@ SETTINGS = {
     "timeout": 180.0,
     "memory_mib": 2048,
     "max_output_bytes": 1 << 20,
+    "isolation": "sandbox",
 }
 
 

@@ -1,0 +1,293 @@
+"""Run any command in the strongest operating-system isolation the machine allows.
+
+Three modes, strongest first:
+
+- ``sandbox``: bubblewrap (``bwrap``). New pid, network (a private loopback
+  only), ipc, uts and cgroup namespaces; a new session; killed with its
+  parent (``--die-with-parent``: with its own pid namespace, every process
+  the command left, a ``setsid`` daemon too, dies with it). No ``/`` is
+  bound: only ``/usr`` (and the ``/lib*``, ``/bin``, ``/sbin`` links), a few
+  files of ``/etc``, the Python installation (its site-packages masked by an
+  empty tmpfs), the read-only paths the caller names and, writable, the
+  caller's writable paths; ``/tmp`` is the scratch directory's ``tmp``. The
+  command runs as uid/gid 65534 with no capabilities: run as root, bwrap
+  uses no user namespace and drops to 65534 with ``setpriv`` (so 65534 is a
+  real uid and ``RLIMIT_NPROC`` counts its processes); run as another user,
+  ``--unshare-user --uid 65534 --gid 65534``.
+- ``user``: no namespaces, but the command is root: the command runs as uid
+  and gid 65534 with no supplementary groups; the writable paths are given to
+  it, everything else of root's it cannot write.
+- ``process``: the command's own user, as before this module.
+
+In every mode: ``RLIMIT_NPROC``, ``RLIMIT_FSIZE``, ``RLIMIT_CPU`` and no core
+files (the child sets ``RLIMIT_AS`` itself). `detect()` probes once which mode
+works (running the interpreter in it) and says in one line why a stronger one
+does not.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "ISOLATIONS",
+    "NOBODY",
+    "Detected",
+    "Wrapped",
+    "detect",
+    "give_to_nobody",
+    "wrap",
+]
+
+ISOLATIONS: tuple[str, ...] = ("sandbox", "user", "process")
+#: The unprivileged uid and gid a learner runs as (``nobody``).
+NOBODY = 65534
+#: Processes uid 65534 may have at once (sandbox and user modes, run as root
+#: only: for the command's own user the count would include all of that
+#: user's processes).
+NPROC = 64
+#: The largest file the command may write.
+FSIZE = 256 << 20
+
+# Files of /etc a Python process may read; nothing else of /etc is shown.
+_ETC = (
+    "/etc/ld.so.cache",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/ssl",
+    "/etc/alternatives",
+)
+
+
+@dataclass(frozen=True)
+class Wrapped:
+    """How to start the command: its argv and what to do in the child before exec."""
+
+    argv: list[str]
+    preexec: Callable[[], None]
+    isolation: str
+
+    def returncode(self, code: int | None) -> int | None:
+        """The command's own exit status (negative: killed by that signal).
+
+        bwrap's init exits 128 + N when the command is killed by signal N;
+        told back as -N, as for an unwrapped child. (A command that exits
+        with such a status itself reads as killed: none of ours does.)
+        """
+        if self.isolation == "sandbox" and code is not None and 128 < code < 128 + 65:
+            return 128 - code
+        return code
+
+
+@dataclass(frozen=True)
+class Detected:
+    """The strongest isolation that works here, and why a stronger one does not."""
+
+    isolation: str
+    why_not_stronger: str  # one line; empty for sandbox
+
+
+def wrap(
+    isolation: str,
+    argv: Sequence[str],
+    *,
+    scratch: Path,
+    writable: Sequence[Path] = (),
+    readonly: Sequence[Path] = (),
+    cpu_seconds: int,
+    cwd: Path | None = None,
+) -> Wrapped:
+    """The argv (and preexec) that runs `argv` under `isolation`.
+
+    `scratch` and `writable` are the only places it may write; `readonly` it
+    may read (besides the system and the Python installation). Paths keep
+    their names inside the sandbox. The caller gives writable paths to uid
+    65534 first (`give_to_nobody`) under sandbox and user.
+    """
+    if isolation not in ISOLATIONS:
+        raise ValueError(f"isolation {isolation!r} is not one of {ISOLATIONS}")
+    # Only where 65534 is a real uid (root dropped to it): for any other user
+    # the count would take in all of that user's processes.
+    nobody = isolation != "process" and os.geteuid() == 0
+    preexec = functools.partial(
+        _preexec, cpu_seconds, nobody, isolation == "user" and os.geteuid() == 0
+    )
+    if isolation == "sandbox":
+        command = _bwrap(list(argv), scratch, [scratch, *writable], readonly)
+        if cwd is not None:
+            at = command.index("--")
+            command[at:at] = ["--chdir", str(cwd)]
+    else:
+        command = list(argv)
+    return Wrapped(command, preexec, isolation)
+
+
+def give_to_nobody(*paths: Path) -> None:
+    """Make uid/gid 65534 the owner of everything under `paths` (as root only)."""
+    if os.geteuid() != 0:
+        return
+    for root in paths:
+        os.chown(root, NOBODY, NOBODY, follow_symlinks=False)
+        for folder, folders, files in os.walk(root):
+            for name in folders + files:
+                path = os.path.join(folder, name)
+                os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+
+
+def _preexec(cpu_seconds: int, nobody: bool, drop: bool) -> None:
+    """In the forked child, before exec: limits, then (user mode) uid 65534."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE, FSIZE))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if nobody:
+        # Root is not held to it, so it bites once the command is uid 65534.
+        resource.setrlimit(resource.RLIMIT_NPROC, (NPROC, NPROC))
+    if drop:
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+
+
+def _python_paths() -> tuple[list[Path], list[Path]]:
+    """The installation to show read-only, and its site-packages to mask."""
+    shown = {Path(sys.base_prefix).resolve(), Path(sys.base_exec_prefix).resolve()}
+    executable = Path(sys.executable)
+    shown.add(executable.parent)  # a venv's bin/: its python is a link into the prefix
+    shown.add(executable.resolve().parent)
+    masked = set()
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
+    for key in ("purelib", "platlib"):
+        masked.add(Path(sysconfig.get_path(key, vars=base)).resolve())
+    return sorted(shown), sorted(masked)
+
+
+def _bwrap(
+    argv: list[str], scratch: Path, writable: list[Path], readonly: Sequence[Path]
+) -> list[str]:
+    bwrap = shutil.which("bwrap") or "bwrap"
+    as_root = os.geteuid() == 0
+    out = [bwrap]
+    if as_root:
+        # No user namespace (bwrap would map only root to root): 65534 is a
+        # real uid, dropped to by setpriv after bwrap kept it only the two
+        # capabilities setpriv needs.
+        out += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+        out += ["--unshare-cgroup-try"]
+    else:
+        out += ["--unshare-all", "--unshare-user", "--uid", str(NOBODY)]
+        out += ["--gid", str(NOBODY)]
+    out += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if as_root:
+        out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    out += ["--ro-bind", "/usr", "/usr"]
+    for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(name):
+            out += ["--symlink", os.readlink(name), name]
+        elif os.path.isdir(name):
+            out += ["--ro-bind", name, name]
+    for name in _ETC:
+        if os.path.exists(name):
+            out += ["--ro-bind", name, name]
+    out += ["--proc", "/proc", "--dev", "/dev"]
+    # /tmp is the scratch's tmp: capped with it (bwrap 0.8 has no --size).
+    # First, so that paths under /tmp (a scratch in TMPDIR) are bound over it.
+    tmp = scratch / "tmp"
+    if tmp.is_dir():
+        out += ["--bind", str(tmp), "/tmp"]
+    made: set[str] = {"/", "/usr", "/etc", "/proc", "/dev", "/tmp"}
+    shown, masked = _python_paths()
+    for path in [*shown, *readonly]:
+        out += _parents(path, made) + ["--ro-bind", str(path), str(path)]
+    for path in masked:
+        if path.is_dir():
+            out += ["--tmpfs", str(path)]
+    for path in writable:
+        out += _parents(path, made) + ["--bind", str(path), str(path)]
+    if as_root:
+        setpriv = shutil.which("setpriv") or "setpriv"
+        out += ["--", setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}"]
+        out += ["--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
+    else:
+        out += ["--"]
+    return out + argv
+
+
+def _parents(path: Path, made: set[str]) -> list[str]:
+    """`--dir` for each missing ancestor of `path`, traversable (mode 0755)."""
+    out: list[str] = []
+    for parent in reversed(path.parents):
+        name = str(parent)
+        if name in made:
+            continue
+        made.add(name)
+        out += ["--perms", "0755", "--dir", name]
+    made.add(str(path))
+    return out
+
+
+@functools.cache
+def detect() -> Detected:
+    """The strongest isolation this machine allows, probed once per command."""
+    probe = [sys.executable, "-S", "-s", "-B", "-c", "pass"]
+    why = _probe("sandbox", probe)
+    if why is None:
+        return Detected("sandbox", "")
+    user_why = _probe("user", probe)
+    if user_why is None:
+        return Detected("user", f"no sandbox: {why}")
+    return Detected("process", f"no sandbox: {why}; no separate user: {user_why}")
+
+
+def _probe(isolation: str, probe: list[str]) -> str | None:
+    """None if `probe` runs under `isolation`, else one line saying why not."""
+    if not sys.platform.startswith("linux"):
+        return f"{sys.platform} has neither namespaces nor this command's uid switch"
+    if isolation == "sandbox":
+        if shutil.which("bwrap") is None:
+            return "bwrap is not installed (apt-get install bubblewrap)"
+        if os.geteuid() == 0 and shutil.which("setpriv") is None:
+            return "setpriv is not installed (util-linux)"
+    elif os.geteuid() != 0:
+        return "the command is not root, so it cannot switch to uid 65534"
+    scratch = Path(tempfile.mkdtemp(prefix="day7-probe-"))
+    give_to_nobody(scratch)
+    wrapped = wrap(isolation, probe, scratch=scratch, cpu_seconds=30)
+    try:
+        done = subprocess.run(
+            wrapped.argv,
+            preexec_fn=wrapped.preexec,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+            cwd=scratch,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"{wrapped.argv[0]} cannot run: {error}"
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if done.returncode == 0:
+        return None
+    said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
+    said = said.splitlines()[-1] if said else f"exit status {done.returncode}"
+    if isolation == "sandbox":
+        return (
+            f"bwrap refused ({said}); allow unprivileged user namespaces"
+            " (Ubuntu 24.04: sysctl kernel.apparmor_restrict_unprivileged_userns=0)"
+            " or run in a container started with them"
+        )
+    return (
+        f"uid 65534 cannot run {sys.executable} ({said}); install Python where"
+        " every user can read it"
+    )
