@@ -205,6 +205,15 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(SPEC_REFUSED,),
     ),
     PlantedBug(
+        name="unique-among-neighbours",
+        task="case",
+        mistake="checks uniqueness by comparing each item with the next one, so"
+        " (a, b, a) passes where (a, a, b) is refused",
+        old="    if len(set(values)) == len(values):\n        return\n",
+        new="    if all(a != b for a, b in zip(values, values[1:])):\n        return\n",
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
         name="content-type-unchecked",
         task="case",
         mistake="accepts file content that is not a string (None, bytes)",
