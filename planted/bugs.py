@@ -321,6 +321,48 @@ BUGS: tuple[PlantedBug, ...] = (
         module="_evidence.py",
     ),
     PlantedBug(
+        name="file-decode-surrogateescape",
+        task="files",
+        mistake="decodes with errors='surrogateescape' (to keep every byte), so"
+        " invalid UTF-8 becomes lone surrogates that can equal the content",
+        old='return data.decode("utf-8")',
+        new='return data.decode("utf-8", errors="surrogateescape")',
+        catches=(UNAVAILABLE, TRUTH),
+        module="_evidence.py",
+    ),
+    PlantedBug(
+        name="file-decode-ignore",
+        task="files",
+        mistake="decodes with errors='ignore', so the invalid bytes are left out"
+        " and what remains is compared",
+        old='return data.decode("utf-8")',
+        new='return data.decode("utf-8", errors="ignore")',
+        catches=(UNAVAILABLE, TRUTH),
+        module="_evidence.py",
+    ),
+    PlantedBug(
+        name="path-backslash-as-separator",
+        task="files",
+        mistake="turns backslashes into slashes before resolving (as on"
+        " Windows), so the file `w\\a` is judged at `w/a`",
+        old="        resolved = Path(workspace.resolve_path(expected.path))\n",
+        new="        resolved = Path(workspace.resolve_path("
+        'expected.path.replace("\\\\", "/")))\n',
+        catches=(TRUTH, UNAVAILABLE),
+    ),
+    PlantedBug(
+        name="path-drive-dropped",
+        task="files",
+        mistake="reads the path as a Windows path and drops its drive, so"
+        " `C:a` and `C:/a` are judged at `a`",
+        old="        resolved = Path(workspace.resolve_path(expected.path))\n",
+        new="        windows = __import__('pathlib').PureWindowsPath(expected.path)\n"
+        "        resolved = Path(workspace.resolve_path("
+        "windows.relative_to(windows.anchor).as_posix()"
+        " if windows.drive else expected.path))\n",
+        catches=(TRUTH, UNAVAILABLE),
+    ),
+    PlantedBug(
         name="file-decode-bom",
         task="files",
         mistake="decodes with utf-8-sig, which silently drops a byte order mark",
