@@ -514,7 +514,9 @@ def _foreign_twins(real: str) -> Place:
 
     def place(where: Where) -> Placed:
         content, _ = FILE_KINDS[where.fact.kind].layout(where.fact.text)
-        decoy = b"a decoy with other content\n" if real == "expected" else content.encode()
+        decoy = (
+            b"a decoy with other content\n" if real == "expected" else content.encode()
+        )
         for reading in foreign_readings(where.fact.parts):
             _write(where.root / reading, decoy)
         if real == "nothing":

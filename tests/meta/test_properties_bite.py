@@ -346,6 +346,8 @@ def _receipt_words(words: dict[str, str]):
     return change
 
 
+_UNAVAILABLE_PROPERTY = "test_unavailable_evidence_is_a_failed_check_not_an_exception"
+_TAMPERED_PROPERTY = "test_a_tampered_log_fails_every_receipt_check_and_nothing_else"
 _PARENTHESISED = {
     "receipt evidence unavailable: ": "receipt evidence unavailable (log reload"
     " failed): ",
@@ -356,8 +358,14 @@ _PARENTHESISED = {
 @pytest.mark.parametrize(
     "module, name",
     [
-        ("test_unavailable", "test_unavailable_evidence_is_a_failed_check_not_an_exception"),
-        ("test_tampering", "test_a_tampered_log_fails_every_receipt_check_and_nothing_else"),
+        (
+            "test_unavailable",
+            "test_unavailable_evidence_is_a_failed_check_not_an_exception",
+        ),
+        (
+            "test_tampering",
+            "test_a_tampered_log_fails_every_receipt_check_and_nothing_else",
+        ),
     ],
 )
 def test_the_course_level_binds_only_the_receipt_words_at_the_start(
@@ -379,7 +387,8 @@ def test_a_wording_lesson_does_not_repeat_what_the_learner_did(bundled) -> None:
     otherwise is told which words the detail must start with, not to reload
     through a fresh store."""
     test = _invariant(
-        "test_tampering", "test_a_tampered_log_fails_every_receipt_check_and_nothing_else"
+        "test_tampering",
+        "test_a_tampered_log_fails_every_receipt_check_and_nothing_else",
     )
     worded = rewritten(
         bundled, _receipt_words({"receipt evidence unavailable": "log unusable"})
