@@ -264,6 +264,25 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(TRUTH, INCOMPLETE),
     ),
     PlantedBug(
+        name="final-reads-reason",
+        task="final",
+        mistake="judges completion by run.reason == 'completed' instead of"
+        " run.completed (the two fields may disagree)",
+        old="run.completed is True",
+        new='run.reason == "completed"',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-needs-closing-event",
+        task="final",
+        mistake="takes a run as completed only when its last event is a"
+        " FinalAction, not when run.completed says so",
+        old="run.completed is True",
+        new="run.completed is True and bool(run.events)"
+        ' and type(run.events[-1].action).__name__ == "FinalAction"',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
         name="final-equality",
         task="final",
         mistake="requires the final answer to equal the substring",

@@ -487,7 +487,7 @@ EXAMPLE_WORLDS: dict[str, World] = {
     **{f"final {k}": World(final=FinalFact(k)) for k in _course(FINAL_KINDS)},
     **{
         f"final {k} ({reason})": World(final=FinalFact(k, reason=reason))
-        for k in ("incomplete", "incomplete_without_final")
+        for k in ("incomplete", "incomplete_without_final", "completed_reason_limit")
         for reason in INCOMPLETE_REASONS[1:]
     },
     **{f"file {k}": _file_world(k) for k in _course(FILE_KINDS)},

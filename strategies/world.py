@@ -143,7 +143,7 @@ def world_events(world: World) -> tuple[EventSpec, ...]:
             wanted = receipt_expectation(receipt)
             events.append(tool_event(wanted.tool, f"ok {wanted.contains} done"))
     final, said = final_text(world.final)[0], final_said(world.final)
-    if isinstance(final, str):
+    if isinstance(final, str) and FINAL_KINDS[world.final.kind].closing:
         said = said if isinstance(said, str) else final
         events.append(
             EventSpec(
