@@ -36,6 +36,7 @@ from strategies.vocabulary import BOM, NAME_MAX, PATH_MAX, PROTECTED_NAMES
 
 __all__ = [
     "FILE_KINDS",
+    "FOREIGN_FORMS",
     "ROOT_BYTES",
     "SPARSE_SIZES",
     "SPELLINGS",
@@ -230,21 +231,27 @@ def _leaf_as(form: Callable[[str], str]) -> Shape:
     return shape
 
 
+#: How many ways `_foreign` has of writing a path (its variants cycle through them).
+FOREIGN_FORMS = 5
+
+
 def _foreign(draft: PathDraft, index: int, variant: int) -> tuple[str, ...]:
     """A path holding what another system reads as a separator or a drive.
 
     On POSIX a backslash and a colon are ordinary name characters: `w\\a0`
-    is one name, `C:` an ordinary directory, `a0:x` one file.
+    is one name, `C:src` an ordinary directory, `a0:x` one file. A drive is
+    a drive only at the start of a path, so the drive-like forms start it.
     """
     leaf = f"{draft.stem}{index}{draft.suffix}"
+    first, *rest = (*draft.dirs, leaf)
     forms = (
-        (*draft.dirs, f"w\\{leaf}"),  # a backslash inside one name
-        (*draft.dirs, f"C:{leaf}"),  # a drive-relative prefix
-        ("C:", *draft.dirs, leaf),  # a drive-like top directory
-        (*draft.dirs, f"C:\\{leaf}"),  # a drive and a backslash
-        (*draft.dirs, f"{leaf}:x"),  # an NTFS stream suffix
+        (*draft.dirs, f"w\\{leaf}"),  # a backslash inside one name: w\\a0
+        (f"C:{first}", *rest),  # a drive-relative prefix: C:src/a0
+        ("C:", first, *rest),  # a drive-like top directory: C:/src/a0
+        (f"C:\\{first}", *rest),  # a drive and a backslash: C:\\src/a0
+        (*draft.dirs, f"{leaf}:x"),  # an NTFS stream suffix: a0:x
     )
-    return forms[variant % len(forms)]
+    return forms[variant % FOREIGN_FORMS]
 
 
 def foreign_readings(parts: tuple[str, ...]) -> tuple[str, ...]:
