@@ -205,6 +205,15 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(SPEC_REFUSED,),
     ),
     PlantedBug(
+        name="unique-among-neighbours",
+        task="case",
+        mistake="checks uniqueness by comparing each item with the next one, so"
+        " (a, b, a) passes where (a, a, b) is refused",
+        old="    if len(set(values)) == len(values):\n        return\n",
+        new="    if all(a != b for a, b in zip(values, values[1:])):\n        return\n",
+        catches=(SPEC_REFUSED,),
+    ),
+    PlantedBug(
         name="content-type-unchecked",
         task="case",
         mistake="accepts file content that is not a string (None, bytes)",
@@ -253,6 +262,25 @@ BUGS: tuple[PlantedBug, ...] = (
         old="run.completed is True",
         new="final is not None",
         catches=(TRUTH, INCOMPLETE),
+    ),
+    PlantedBug(
+        name="final-reads-reason",
+        task="final",
+        mistake="judges completion by run.reason == 'completed' instead of"
+        " run.completed (the two fields may disagree)",
+        old="run.completed is True",
+        new='run.reason == "completed"',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-needs-closing-event",
+        task="final",
+        mistake="takes a run as completed only when its last event is a"
+        " FinalAction, not when run.completed says so",
+        old="run.completed is True",
+        new="run.completed is True and bool(run.events)"
+        ' and type(run.events[-1].action).__name__ == "FinalAction"',
+        catches=(TRUTH,),
     ),
     PlantedBug(
         name="final-equality",
@@ -310,6 +338,48 @@ BUGS: tuple[PlantedBug, ...] = (
         new='return data.decode("utf-8", errors="replace")',
         catches=(UNAVAILABLE, TRUTH),
         module="_evidence.py",
+    ),
+    PlantedBug(
+        name="file-decode-surrogateescape",
+        task="files",
+        mistake="decodes with errors='surrogateescape' (to keep every byte), so"
+        " invalid UTF-8 becomes lone surrogates that can equal the content",
+        old='return data.decode("utf-8")',
+        new='return data.decode("utf-8", errors="surrogateescape")',
+        catches=(UNAVAILABLE, TRUTH),
+        module="_evidence.py",
+    ),
+    PlantedBug(
+        name="file-decode-ignore",
+        task="files",
+        mistake="decodes with errors='ignore', so the invalid bytes are left out"
+        " and what remains is compared",
+        old='return data.decode("utf-8")',
+        new='return data.decode("utf-8", errors="ignore")',
+        catches=(UNAVAILABLE, TRUTH),
+        module="_evidence.py",
+    ),
+    PlantedBug(
+        name="path-backslash-as-separator",
+        task="files",
+        mistake="turns backslashes into slashes before resolving (as on"
+        " Windows), so the file `w\\a` is judged at `w/a`",
+        old="        resolved = Path(workspace.resolve_path(expected.path))\n",
+        new="        resolved = Path(workspace.resolve_path("
+        'expected.path.replace("\\\\", "/")))\n',
+        catches=(TRUTH, UNAVAILABLE),
+    ),
+    PlantedBug(
+        name="path-drive-dropped",
+        task="files",
+        mistake="reads the path as a Windows path and drops its drive, so"
+        " `C:a` and `C:/a` are judged at `a`",
+        old="        resolved = Path(workspace.resolve_path(expected.path))\n",
+        new="        windows = __import__('pathlib').PureWindowsPath(expected.path)\n"
+        "        resolved = Path(workspace.resolve_path("
+        "windows.relative_to(windows.anchor).as_posix()"
+        " if windows.drive else expected.path))\n",
+        catches=(TRUTH, UNAVAILABLE),
     ),
     PlantedBug(
         name="file-decode-bom",

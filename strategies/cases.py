@@ -244,36 +244,66 @@ def _wrong_items(group: str) -> list[int]:
     return [i for i in range(len(_WRONG_ITEMS)) if i != own]
 
 
-def _duplicate_path_spec(parts: tuple[str, ...], first: str, second: str) -> Spec:
+def _others(count: int, start: int) -> tuple[int, ...]:
+    # Indexes of unrelated expectations; "_" and digits are in no drawn name,
+    # so `_other<i>` never equals a duplicated path or call id.
+    return tuple(range(start, start + count))
+
+
+def _duplicate_path_spec(
+    parts: tuple[str, ...], first: str, second: str, between: int = 0, after: int = 0
+) -> Spec:
+    """Two expectations for one path, `between` other files apart.
+
+    Uniqueness is a property of the whole tuple: a check that compares each
+    path with its neighbour only accepts `(a, b, a)`, so the duplicate is
+    drawn at non-adjacent positions too.
+    """
     a, b = spelled(parts, first), spelled(parts, second)
+    middle, tail = _others(between, 0), _others(after, between)
+    shown = [f"FileExpectation({a!r}, '1')"]
+    shown += [f"FileExpectation('_other{i}', 'x')" for i in middle]
+    shown += [f"FileExpectation({b!r}, '2')"]
+    shown += [f"FileExpectation('_other{i}', 'x')" for i in tail]
     return Spec(
-        f"EvaluationCase('done', files=(FileExpectation({a!r}, '1'),"
-        f" FileExpectation({b!r}, '2')))",
+        f"EvaluationCase('done', files=({', '.join(shown)}))",
         lambda t: t.EvaluationCase(
-            "done", files=(t.FileExpectation(a, "1"), t.FileExpectation(b, "2"))
+            "done",
+            files=(
+                t.FileExpectation(a, "1"),
+                *(t.FileExpectation(f"_other{i}", "x") for i in middle),
+                t.FileExpectation(b, "2"),
+                *(t.FileExpectation(f"_other{i}", "x") for i in tail),
+            ),
         ),
         ("file paths must be unique",),
-        "two file expectations for one path (after normalisation) are refused",
+        "two file expectations for one path (after normalisation) are refused,"
+        " wherever they stand in the tuple",
     )
 
 
-def _duplicate_call_spec(call_id: str, before: int) -> Spec:
+def _duplicate_call_spec(call_id: str, before: int, between: int = 0) -> Spec:
+    """Two receipt expectations under one call id, `between` others apart
+    (non-adjacent duplicates as much as adjacent ones)."""
+
+    def other(t: Any, i: int) -> Any:
+        return t.ReceiptExpectation(f"_other{i}", "edit_file", "ok", "x")
+
     return Spec(
-        f"EvaluationCase('done', receipts=(... two ReceiptExpectations under"
-        f" {call_id!r} ...))",
+        f"EvaluationCase('done', receipts=({before} other, {call_id!r},"
+        f" {between} other, {call_id!r}))",
         lambda t: t.EvaluationCase(
             "done",
             receipts=(
-                *(
-                    t.ReceiptExpectation(f"other-{i}", "edit_file", "ok", "x")
-                    for i in range(before)
-                ),
+                *(other(t, i) for i in _others(before, 0)),
                 t.ReceiptExpectation(call_id, "edit_file", "ok", "edited"),
+                *(other(t, i) for i in _others(between, before)),
                 t.ReceiptExpectation(call_id, "run_command", "error", "status"),
             ),
         ),
         ("receipt call ids must be unique",),
-        "two receipt expectations under one call id are refused",
+        "two receipt expectations under one call id are refused, wherever they"
+        " stand in the tuple",
     )
 
 
@@ -311,12 +341,15 @@ def invalid_specs() -> st.SearchStrategy[Spec]:
             _relative(),
             st.sampled_from(SPELLINGS),
             st.sampled_from(SPELLINGS),
+            st.integers(0, 2),
+            st.integers(0, 1),
         ),
         st.builds(
             _duplicate_call_spec,
             st.text(_NAME_ALPHABET + "-0123456789 ", min_size=1, max_size=8).filter(
-                lambda s: s.strip() != "" and not s.startswith("other-")
+                lambda s: s.strip() != ""
             ),
+            st.integers(0, 2),
             st.integers(0, 2),
         ),
     )
@@ -344,6 +377,11 @@ def example_invalid_specs() -> list[Spec]:
         _duplicate_path_spec(("a", "b"), "plain", "trailing_slash"),
         _duplicate_path_spec(("a", "b"), "plain", "plain"),
         _duplicate_call_spec("call-1", 0),
+        # Not neighbours: (a, b, a) and (x, a, b, c, a), refused as (a, a, b) is.
+        _duplicate_path_spec(("a", "b"), "plain", "plain", between=1),
+        _duplicate_path_spec(("a", "b"), "plain", "dot_slash", between=2, after=1),
+        _duplicate_call_spec("call-1", 0, between=1),
+        _duplicate_call_spec("call-1", 1, between=2),
     ]
 
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from strategies.files import (
     FILE_KINDS,
+    FOREIGN_FORMS,
     SPELLINGS,
     FileFact,
     PathDraft,
@@ -487,11 +488,22 @@ EXAMPLE_WORLDS: dict[str, World] = {
     **{f"final {k}": World(final=FinalFact(k)) for k in _course(FINAL_KINDS)},
     **{
         f"final {k} ({reason})": World(final=FinalFact(k, reason=reason))
-        for k in ("incomplete", "incomplete_without_final")
+        for k in ("incomplete", "incomplete_without_final", "completed_reason_limit")
         for reason in INCOMPLETE_REASONS[1:]
     },
     **{f"file {k}": _file_world(k) for k in _course(FILE_KINDS)},
     **{f"file spelled {s}": _file_world("exact", s) for s in SPELLINGS[1:]},
+    # Every way of writing a name another system reads as a separator or a
+    # drive, so each conversion is met under any seed.
+    **{
+        f"file {k} (form {form})": _file_world(k, variant=form)
+        for k in (
+            "name_foreign_beside_converted",
+            "name_foreign_converted_matches",
+            "name_foreign_only_converted",
+        )
+        for form in range(FOREIGN_FORMS)
+    },
     **{f"result {k}": _result_world(k) for k in _course(RESULT_KINDS)},
     "result listed twice": World(
         results=(ResultFact("read_file", "embedded", marker(1), repeat=True),),

@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import re
 import socket
 import stat
 import tempfile
@@ -35,6 +36,7 @@ from strategies.vocabulary import BOM, NAME_MAX, PATH_MAX, PROTECTED_NAMES
 
 __all__ = [
     "FILE_KINDS",
+    "FOREIGN_FORMS",
     "ROOT_BYTES",
     "SPARSE_SIZES",
     "SPELLINGS",
@@ -45,6 +47,7 @@ __all__ = [
     "file_path",
     "place_file",
     "devices_available",
+    "foreign_readings",
     "spelled",
 ]
 
@@ -153,6 +156,24 @@ def _invalid(text: str, replaced: bool) -> tuple[str, bytes]:
     return content, text[:i].encode() + b"\xff" + text[i:].encode()
 
 
+# Invalid UTF-8 of three sorts: a byte no UTF-8 holds, an overlong form of
+# "/", a three-byte sequence cut short. Each lenient decoder reads it its own
+# way: lone surrogates (surrogateescape), U+FFFD (replace), nothing (ignore).
+_LENIENT_BYTES = b"\xff\xc0\xaf\xe2\x82"
+
+
+def _leniently(errors: str) -> Layout:
+    """Invalid UTF-8 on disk; expected content is exactly what decoding it
+    with `errors` gives, so only a strict decoder calls it unavailable."""
+
+    def layout(text: str) -> tuple[str, bytes]:
+        i = len(text) // 2
+        data = text[:i].encode() + _LENIENT_BYTES + text[i:].encode()
+        return data.decode("utf-8", errors), data
+
+    return layout
+
+
 def _case_swapped(text: str) -> tuple[str, bytes]:
     content = text + "Ab"
     return content.swapcase(), content.encode()
@@ -208,6 +229,44 @@ def _leaf_as(form: Callable[[str], str]) -> Shape:
         return (*draft.dirs, form(f"{draft.stem}{index}{draft.suffix}"))
 
     return shape
+
+
+#: How many ways `_foreign` has of writing a path (its variants cycle through them).
+FOREIGN_FORMS = 5
+
+
+def _foreign(draft: PathDraft, index: int, variant: int) -> tuple[str, ...]:
+    """A path holding what another system reads as a separator or a drive.
+
+    On POSIX a backslash and a colon are ordinary name characters: `w\\a0`
+    is one name, `C:src` an ordinary directory, `a0:x` one file. A drive is
+    a drive only at the start of a path, so the drive-like forms start it.
+    """
+    leaf = f"{draft.stem}{index}{draft.suffix}"
+    first, *rest = (*draft.dirs, leaf)
+    forms = (
+        (*draft.dirs, f"w\\{leaf}"),  # a backslash inside one name: w\\a0
+        (f"C:{first}", *rest),  # a drive-relative prefix: C:src/a0
+        ("C:", first, *rest),  # a drive-like top directory: C:/src/a0
+        (f"C:\\{first}", *rest),  # a drive and a backslash: C:\\src/a0
+        (*draft.dirs, f"{leaf}:x"),  # an NTFS stream suffix: a0:x
+    )
+    return forms[variant % FOREIGN_FORMS]
+
+
+def foreign_readings(parts: tuple[str, ...]) -> tuple[str, ...]:
+    """The paths a Windows-minded evaluator reads instead of `parts`:
+    backslashes turned into slashes, a drive prefix dropped, a stream suffix
+    dropped; each differs from the path itself."""
+    path = "/".join(parts)
+    slashed = path.replace("\\", "/")
+    readings = [
+        slashed,
+        *(re.sub(r"(^|/)[A-Za-z]:/?", r"\1", p) for p in (path, slashed)),
+    ]
+    if not re.match(r"[A-Za-z]:", parts[-1]):  # a colon after a drive is no stream
+        readings.append(re.sub(r":[^/]*$", "", slashed))
+    return tuple(dict.fromkeys(r for r in readings if r and r != path))
 
 
 def _long(draft: PathDraft, index: int, variant: int) -> tuple[str, ...]:
@@ -451,6 +510,31 @@ def _twin(rename: Callable[[str], str], *, keep: bool) -> Place:
     return place
 
 
+def _foreign_twins(real: str) -> Place:
+    """Decoys at every `foreign_readings` of the path.
+
+    `real` says what the real path holds: "expected" (the decoys other
+    text), "other" (other text; the decoys the expected content) or
+    "nothing" (missing; the decoys the expected content). An evaluator that
+    converts the path judges a decoy and gets the verdict wrong.
+    """
+
+    def place(where: Where) -> Placed:
+        content, _ = FILE_KINDS[where.fact.kind].layout(where.fact.text)
+        decoy = (
+            b"a decoy with other content\n" if real == "expected" else content.encode()
+        )
+        for reading in foreign_readings(where.fact.parts):
+            _write(where.root / reading, decoy)
+        if real == "nothing":
+            where.path.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            _write(where.path, where.data)
+        return Placed()
+
+    return place
+
+
 def _as_nfd(name: str) -> str:
     return unicodedata.normalize("NFD", name)
 
@@ -632,6 +716,17 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
             place=_twin(_other_case, keep=True),
         ),
         _match(
+            "name_foreign_beside_converted",
+            "at a name holding a backslash, a colon or a drive-like prefix"
+            " (`w\\a`, `C:a`, `C:/a`, `a:x`), beside the converted paths"
+            " (`w/a`, `a`) holding other text",
+            "use the path exactly as the case gives it: on POSIX a backslash or"
+            " a colon is an ordinary name character; converting it to a"
+            " separator or dropping a drive reads the other file",
+            shape=_foreign,
+            place=_foreign_twins("expected"),
+        ),
+        _match(
             "long_path",
             "at a path just under PATH_MAX bytes",
             "a path within NAME_MAX and PATH_MAX is ordinary evidence",
@@ -802,6 +897,17 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
             layout=lambda text: (text + "\ud800", text.encode()),
         ),
         _mismatch(
+            "name_foreign_converted_matches",
+            "is a name holding a backslash, a colon or a drive-like prefix that"
+            " holds other text; only the converted paths (`w/a`, `a`) hold the"
+            " expected text",
+            "use the path exactly as the case gives it: on POSIX `w\\a` is one"
+            " name, not `w/a`, and `C:` is a directory, not a drive",
+            layout=lambda text: (_nonempty(text), b"other content at the real name\n"),
+            shape=_foreign,
+            place=_foreign_twins("other"),
+        ),
+        _mismatch(
             "sparse",
             "is a sparse file of GiBs of NUL bytes",
             "a file longer than the expected text cannot match it: read at most"
@@ -885,6 +991,41 @@ FILE_KINDS: Kinds[FileKind] = Kinds(
                 (text.encode() + b"\xe9").decode("latin-1"),
                 text.encode() + b"\xe9",
             ),
+        ),
+        _unavailable(
+            "invalid_utf8_as_surrogateescape",
+            "holds invalid UTF-8; the expected text is what errors='surrogateescape'"
+            " makes of it (lone surrogates)",
+            "decode strictly and report UnicodeDecodeError as 'evidence"
+            " unavailable: ...'; errors='surrogateescape' turns bad bytes into"
+            " lone surrogates that can equal the expected text",
+            layout=_leniently("surrogateescape"),
+        ),
+        _unavailable(
+            "invalid_utf8_as_replace",
+            "holds invalid UTF-8 of three sorts; the expected text is what"
+            " errors='replace' makes of it (U+FFFD)",
+            "decode strictly and report UnicodeDecodeError as 'evidence"
+            " unavailable: ...'; errors='replace' invents U+FFFD",
+            layout=_leniently("replace"),
+        ),
+        _unavailable(
+            "invalid_utf8_as_ignore",
+            "holds invalid UTF-8 of three sorts; the expected text is what"
+            " errors='ignore' makes of it (the bad bytes left out)",
+            "decode strictly and report UnicodeDecodeError as 'evidence"
+            " unavailable: ...'; errors='ignore' drops bytes and invents a match",
+            layout=_leniently("ignore"),
+        ),
+        _unavailable(
+            "name_foreign_only_converted",
+            "is a name holding a backslash, a colon or a drive-like prefix that"
+            " does not exist; only the converted paths (`w/a`, `a`) exist,"
+            " holding exactly the expected text",
+            "use the path exactly as the case gives it: on POSIX `w\\a` is one"
+            " name, so the file asked for is missing",
+            shape=_foreign,
+            place=_foreign_twins("nothing"),
         ),
         _unavailable(
             "name_nfc_only_nfd",

@@ -37,7 +37,11 @@ class FinalFact:
 
     @property
     def run_reason(self) -> str:
-        return "completed" if self.completed else self.reason
+        """The run's reason: the one `completed` implies, unless the kind
+        makes the two disagree (the types allow it; `completed` decides)."""
+        if FINAL_KINDS[self.kind].reason_agrees:
+            return "completed" if self.completed else self.reason
+        return self.reason if self.completed else "completed"
 
 
 Texts = Callable[[FinalFact], "tuple[object, str]"]
@@ -51,6 +55,11 @@ class FinalKind(Kind):
     completed: bool = True
     #: The text of the run's closing FinalAction event, when it is not run.final.
     said: Callable[[FinalFact], str] | None = None
+    #: Whether `run.reason` agrees with `run.completed` ("completed" exactly
+    #: when completed); a kind that makes them disagree tests which one is read.
+    reason_agrees: bool = True
+    #: Whether a run with a string final ends with a FinalAction event.
+    closing: bool = True
 
 
 def final_text(fact: FinalFact) -> tuple[object, str]:
@@ -158,6 +167,34 @@ FINAL_KINDS: Kinds[FinalKind] = Kinds(
             "judge run.final, the run's answer, not the text of the last event",
             texts=lambda fact: (_around(fact, ""), fact.marker),
             said=_around,
+        ),
+        FinalKind(
+            "completed_reason_limit",
+            PASS,
+            "a completed run (completed=True) whose final holds the substring,"
+            " though its reason names a limit",
+            "the final check reads run.completed and run.final, not run.reason:"
+            " the two fields may disagree, and completed decides",
+            reason_agrees=False,
+        ),
+        FinalKind(
+            "incomplete_reason_completed",
+            FAIL,
+            "an incomplete run (completed=False) whose reason says 'completed'"
+            " and whose final holds the substring",
+            "the final check reads run.completed, not run.reason: an incomplete"
+            " run fails whatever its reason says",
+            completed=False,
+            reason_agrees=False,
+        ),
+        FinalKind(
+            "completed_without_final_event",
+            PASS,
+            "a completed run whose final holds the substring, with no FinalAction"
+            " event among its events",
+            "judge run.completed and run.final, not the events: a run need not"
+            " end with a FinalAction event",
+            closing=False,
         ),
         FinalKind(
             "nfd_asked_nfc",

@@ -174,7 +174,7 @@ def assert_truth(
                 world=f"{words}\nthe fact behind {check.name}: {check.fact}".lstrip(),
                 expected=check.shown(level),
                 observed=shown_row(row),
-                hint=check.hint,
+                hint=check.hint_for(row[1], level),
             )
     return rows
 

@@ -143,7 +143,7 @@ def world_events(world: World) -> tuple[EventSpec, ...]:
             wanted = receipt_expectation(receipt)
             events.append(tool_event(wanted.tool, f"ok {wanted.contains} done"))
     final, said = final_text(world.final)[0], final_said(world.final)
-    if isinstance(final, str):
+    if isinstance(final, str) and FINAL_KINDS[world.final.kind].closing:
         said = said if isinstance(said, str) else final
         events.append(
             EventSpec(
@@ -267,9 +267,11 @@ class ExpectedCheck:
     `passed` None: any verdict is honest (a hazard only to be survived).
     `detail` None: any wording. `prefix`: the observed detail must start with
     `detail`. At the course level a failing detail binds only when
-    `course_binding` (the prefixes the course itself relies on); a passing
-    detail always binds. `fact` says in words what the world holds; `hint`
-    names the usual mistake when the observed check differs.
+    `course_binding` (the prefixes the course itself relies on), and then
+    only as far as `course_words`: the words the course relies on, at the
+    start of the detail, whatever follows them (a colon, a parenthesis is the
+    learner's); a passing detail always binds. `fact` says in words what the
+    world holds; `hint` names the usual mistake when the observed check differs.
     """
 
     name: str
@@ -279,6 +281,13 @@ class ExpectedCheck:
     course_binding: bool = False
     fact: str = ""
     hint: str = ""
+    course_words: str | None = None
+
+    def _binding(self, level: str) -> str | None:
+        """The prefix (or exact detail) that binds at `level`."""
+        if level == "course" and self.course_words is not None:
+            return self.course_words
+        return self.detail
 
     def accepts(self, passed: object, detail: object, level: str = "hardened") -> bool:
         if not isinstance(passed, bool) or not isinstance(detail, str):
@@ -291,7 +300,21 @@ class ExpectedCheck:
             level == "course" and not passed and not self.course_binding
         ):
             return True
-        return detail.startswith(self.detail) if self.prefix else detail == self.detail
+        binding = self._binding(level)
+        assert binding is not None
+        return detail.startswith(binding) if self.prefix else detail == binding
+
+    def hint_for(self, passed: object, level: str = "hardened") -> str:
+        """The lesson's hint for an observed check this one does not accept.
+
+        The right verdict with the wrong words is a wording mistake: the
+        usual mistake behind a wrong verdict (reload through a fresh store,
+        catch the exception) would tell the learner to do what they did.
+        """
+        binding = self._binding(level)
+        if passed is self.passed and self.prefix and binding is not None:
+            return f"the detail must start with the words {binding.rstrip()!r}"
+        return self.hint
 
     def same(self, first: tuple, second: tuple, level: str = "hardened") -> bool:
         """Whether two observed (name, passed, detail) rows of this check say
@@ -314,9 +337,15 @@ class ExpectedCheck:
         loose = level == "course" and not self.passed and not self.course_binding
         if self.detail is None or loose:
             return f"{self.name}: {verdict} (any detail)"
-        detail = f"{self.detail}..." if self.prefix else self.detail
+        binding = self._binding(level)
+        detail = f"{binding}..." if self.prefix else binding
         return f"{self.name}: {verdict} ({detail})"
 
+
+#: The words the course relies on at the start of a receipt check's detail;
+#: what follows them is the learner's at the course level.
+RECEIPT_UNAVAILABLE = "receipt evidence unavailable"
+LOOKUP_FAILED = "receipt lookup failed"
 
 _DETAILS = {
     "final": ("required final observed", "required final not observed"),
@@ -355,6 +384,7 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
             True,
             words,
             log_kind.hint,
+            course_words=RECEIPT_UNAVAILABLE,
         )
     if log.store == "memory" and log.get == "junk":
         return ExpectedCheck(
@@ -375,6 +405,7 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
             words,
             "catch the exception from receipts.get(call_id) (AgentError and OSError"
             " at the least) and fail the check with 'receipt lookup failed: ...'",
+            course_words=LOOKUP_FAILED,
         )
     stored = stored_as(fact, log)
     if (

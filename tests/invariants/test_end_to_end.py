@@ -104,7 +104,7 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
                         world=f"{context}\nthe fact behind {check.name}: {check.fact}",
                         expected=check.shown(target.level),
                         observed=shown_row(row),
-                        hint=check.hint,
+                        hint=check.hint_for(row[1], target.level),
                     )
                 if index != wrong.index and not check.same(
                     row, baseline[index], target.level

@@ -142,5 +142,5 @@ def _assert_receipts(report, world: World, level: str) -> None:
                 world=f"{describe(world)}\nthe fact behind {check.name}: {check.fact}",
                 expected=check.shown(level),
                 observed=shown_row(row),
-                hint=check.hint,
+                hint=check.hint_for(row[1], level),
             )

@@ -55,7 +55,7 @@ def _every_kind() -> list[tuple[str, str]]:
 
 
 def _drawn(
-    strategy: st.SearchStrategy[World], count: int = 1500
+    strategy: st.SearchStrategy[World], count: int = 2500
 ) -> set[tuple[str, str]]:
     """Every (group, kind) among `count` worlds the strategy draws."""
     seen: set[tuple[str, str]] = set()

@@ -329,6 +329,79 @@ def test_a_failing_detail_may_vary_with_the_events_at_the_course_level(
         test(target=counting)
 
 
+def _receipt_words(words: dict[str, str]):
+    """A report whose receipt details keep the course's words at the start
+    and follow them with the learner's own (a parenthesis, a call id)."""
+
+    def change(report, *args):
+        checks = []
+        for check in report.checks:
+            detail = check.detail
+            for contract, own in words.items():
+                if detail.startswith(contract):
+                    detail = own + detail[len(contract) :]
+            checks.append(dataclasses.replace(check, detail=detail))
+        return dataclasses.replace(report, checks=tuple(checks))
+
+    return change
+
+
+_UNAVAILABLE_PROPERTY = "test_unavailable_evidence_is_a_failed_check_not_an_exception"
+_TAMPERED_PROPERTY = "test_a_tampered_log_fails_every_receipt_check_and_nothing_else"
+_PARENTHESISED = {
+    "receipt evidence unavailable: ": "receipt evidence unavailable (log reload"
+    " failed): ",
+    "receipt lookup failed: ": "receipt lookup failed for the call: ",
+}
+
+
+@pytest.mark.parametrize(
+    "module, name",
+    [
+        (
+            "test_unavailable",
+            "test_unavailable_evidence_is_a_failed_check_not_an_exception",
+        ),
+        (
+            "test_tampering",
+            "test_a_tampered_log_fails_every_receipt_check_and_nothing_else",
+        ),
+    ],
+)
+def test_the_course_level_binds_only_the_receipt_words_at_the_start(
+    bundled, module: str, name: str
+) -> None:
+    """A correct evaluator whose receipt details say 'receipt evidence
+    unavailable (log reload failed): ...' or 'receipt lookup failed for ...:
+    ...' passes at the course level (the words at the start bind, what
+    follows is the learner's); the hardened level owes the contract's ': '."""
+    test = _invariant(module, name)
+    worded = rewritten(bundled, _receipt_words(_PARENTHESISED))
+    test(target=dataclasses.replace(worded, level="course"))
+    with pytest.raises(InvariantFailure, match=r"\(log reload failed\)|for the call"):
+        test(target=worded)
+
+
+def test_a_wording_lesson_does_not_repeat_what_the_learner_did(bundled) -> None:
+    """A learner who reloads the log (the right verdict) but words the detail
+    otherwise is told which words the detail must start with, not to reload
+    through a fresh store."""
+    test = _invariant(
+        "test_tampering",
+        "test_a_tampered_log_fails_every_receipt_check_and_nothing_else",
+    )
+    worded = rewritten(
+        bundled, _receipt_words({"receipt evidence unavailable": "log unusable"})
+    )
+    with pytest.raises(InvariantFailure) as failure:
+        test(target=dataclasses.replace(worded, level="course"))
+    lesson = str(failure.value)
+    assert "the detail must start with the words 'receipt evidence unavailable'" in (
+        lesson
+    )
+    assert "fresh ReceiptStore" not in lesson.split("hint", 1)[-1]
+
+
 def test_the_order_lesson_states_the_truth(bundled) -> None:
     """On an evaluator that searches only the last event, the order property's
     lesson says what the world makes true (PASS), not what the first
