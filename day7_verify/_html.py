@@ -52,7 +52,9 @@ MARKS: dict[str, Mark] = {
     # U+FE0E asks for the text glyph: an emoji would be a colour of its own.
     "crashed": Mark("crash", "⚡\ufe0e", "crash: the run died while it ran"),
     "out-of-memory": Mark("crash", "M", "crash: out of memory while it ran"),
-    "incomplete": Mark("incomplete", "◐", "incomplete: some tests never finished"),
+    "incomplete": Mark(
+        "incomplete", "◐", "incomplete: some of its tests never finished"
+    ),
     "not-run": Mark("not-run", "·", "not reached: the run stopped before it"),
     "skip": Mark("skip", "–", "skipped: not judged at this level"),
 }
@@ -487,10 +489,17 @@ def _filters(report: ClassReport) -> str:
     )
 
 
+def _legend_words(state: str, mark: Mark) -> str:
+    """A mark's words, then the status it stands for unless the words say it."""
+    if mark.label.startswith(state):
+        return mark.label
+    return f"{mark.label} ({state})"
+
+
 def _legend(with_baseline: bool) -> str:
     items = [
         f'<li class="k-{mark.kind}"><span class="mark" aria-hidden="true">'
-        f"{mark.symbol}</span> {_e(state)}: {_e(mark.label)}</li>"
+        f"{mark.symbol}</span> {_e(_legend_words(state, mark))}</li>"
         for state, mark in MARKS.items()
     ]
     if with_baseline:
