@@ -307,10 +307,10 @@ _SCRIPT = """
     heads.forEach(function (head) {
       var button = head.querySelector('button.sort');
       button.click();
-      var ascending = { rows: visible(), sorted: sorted() };
+      var first = { rows: visible(), sorted: sorted() };
       button.click();
       found.sorts[head.getAttribute('data-name')] = {
-        ascending: ascending, descending: { rows: visible(), sorted: sorted() } };
+        first: first, second: { rows: visible(), sorted: sorted() } };
     });
     heads[0].querySelector('button.sort').click();
     filters.forEach(function (button) {

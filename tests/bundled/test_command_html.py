@@ -1,10 +1,15 @@
-"""The class page in a real headless browser: every failure opens its lesson.
+"""The class page: what it shows, and its script in a real headless browser.
 
-The page's own script has a self-test mode (`page.html#selftest`): it clicks
-every failing mark, checks that the dialog shows that learner's lesson for
-that invariant, and writes what it found into `<pre id="selftest">`, which
-`chromium --dump-dom` prints. Skipped, saying so, where no Chromium is
-installed (.ci/run installs Debian's `chromium` when it can).
+The page's own script has two self-test modes, each writing what it found
+into `<pre id="selftest">`, which `chromium --dump-dom` prints:
+`page.html#selftest` clicks every failing mark and checks that the dialog
+shows that learner's lesson for that invariant; `page.html#selftest-view`
+clicks every column's header twice and every filter, recording the rows
+left visible, in order. The static page is read with html.parser: a column
+per invariant of the level, the scores, a count per status, the failure
+rate of each invariant, a mark for each kind of trouble. The browser tests
+are skipped, saying so, where no Chromium is installed (.ci/run installs
+Debian's `chromium` when it can).
 """
 
 from __future__ import annotations
@@ -30,6 +35,27 @@ BROWSER = next((found for name in _BROWSERS if (found := shutil.which(name))), N
 needs_browser = pytest.mark.skipif(
     BROWSER is None, reason="no headless Chromium installed (apt-get install chromium)"
 )
+
+
+def _run_in_browser(page: Path, mode: str) -> tuple[dict, str]:
+    """What the page's self-test `mode` found, and the DOM the browser ended with."""
+    dumped = subprocess.run(
+        [
+            BROWSER,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+            f"{page.as_uri()}#{mode}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    match = re.search(r'<pre id="selftest">(.*?)</pre>', dumped.stdout, re.S)
+    assert match, f"no self-test in the page the browser ran: {dumped.stderr[-2000:]}"
+    return json.loads(html.unescape(match.group(1))), dumped.stdout
+
 
 SETTINGS = {"level": "course", "profile": "ci", "timeout": 180.0, "memory_mib": 2048}
 # Text a learner controls ends up on the page: it must stay text.
@@ -115,27 +141,21 @@ def test_the_page_is_self_contained_and_escapes_what_learners_wrote():
 def test_every_failure_opens_its_lesson_in_a_real_browser(tmp_path: Path):
     page = tmp_path / "class.html"
     page.write_text(html_page(_report()), encoding="utf-8")
-    dumped = subprocess.run(
-        [
-            BROWSER,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--dump-dom",
-            f"{page.as_uri()}#selftest",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    match = re.search(r'<pre id="selftest">(.*?)</pre>', dumped.stdout, re.S)
-    assert match, f"no self-test in the page the browser ran: {dumped.stderr[-2000:]}"
-    found = json.loads(html.unescape(match.group(1)))
+    found, dom = _run_in_browser(page, "selftest")
     assert found["problems"] == []
     assert found["links"] == found["opened"] == found["failing_cells"] == 3
     # What a learner wrote was shown, never run.
-    assert "<title>day7-verify: 1 of 4 learner(s) pass</title>" in dumped.stdout
-    assert "owned()" not in re.sub(r"&lt;script&gt;owned\(\)", "", dumped.stdout)
+    assert "<title>day7-verify: 1 of 4 learner(s) pass</title>" in dom
+    assert "owned()" not in re.sub(r"&lt;script&gt;owned\(\)", "", dom)
+
+
+@needs_browser
+def test_every_failure_of_a_class_of_twenty_opens_its_lesson(tmp_path: Path):
+    page = tmp_path / "class.html"
+    page.write_text(html_page(class_of_twenty()), encoding="utf-8")
+    found, _ = _run_in_browser(page, "selftest")
+    assert found["problems"] == []
+    assert found["links"] == found["opened"] == found["failing_cells"] == 18
 
 
 # --- a class a teacher works from ---------------------------------------------
@@ -367,3 +387,95 @@ def test_a_learner_named_to_attack_the_page_stays_text():
     page = html_page(report)
     assert HOSTILE not in page and html.escape(HOSTILE, quote=True) in page
     assert "<img" not in page
+
+
+def _order(report: ClassReport, key, reverse: bool = False) -> list[str]:
+    """The learners sorted by `key` (None last either way), ties in path order."""
+    known = [v for v in report.learners if key(v) is not None]
+    unknown = [v.path for v in report.learners if key(v) is None]
+    # Python's sort is stable, reversed too: a tie keeps the path order.
+    return [v.path for v in sorted(known, key=key, reverse=reverse)] + unknown
+
+
+@needs_browser
+def test_sorting_and_filtering_in_a_real_browser(tmp_path: Path):
+    report = class_of_twenty()
+    page = tmp_path / "class.html"
+    page.write_text(html_page(report), encoding="utf-8")
+    found, dom = _run_in_browser(page, "selftest-view")
+    paths = [learner.path for learner in report.learners]
+    assert found["initial"] == paths
+    assert found["sorted_initially"] == ["learner ascending"]
+    sorts = found["sorts"]
+    assert list(sorts) == ["learner", "status", "score", "time", *COURSE]
+    # The self-test clicks each header twice. The table starts sorted by
+    # learner, so there the first click reverses it; elsewhere the first
+    # click sorts ascending, the second descending.
+    learner = sorts.pop("learner")
+    assert learner["first"] == {"rows": paths[::-1], "sorted": ["learner descending"]}
+    assert learner["second"] == {"rows": paths, "sorted": ["learner ascending"]}
+    for name, clicks in sorts.items():
+        # aria-sort is on the header sorted by, and on no other.
+        assert clicks["first"]["sorted"] == [f"{name} ascending"]
+        assert clicks["second"]["sorted"] == [f"{name} descending"]
+
+    def percent(learner):
+        return None if learner.score is None else learner.score["percent"]
+
+    # By score: numerically (100 after 95.8), ties (62.5, 50) in path order,
+    # and ivy, whose score was not computed, last both ways.
+    by_score = _order(report, percent)
+    assert by_score[:3] == ["cohort/dee/agent", "cohort/oz/agent", "cohort/gus/agent"]
+    assert by_score[-1] == "cohort/ivy/agent"
+    assert sorts["score"]["first"]["rows"] == by_score
+    by_score_down = _order(report, percent, reverse=True)
+    assert by_score_down[:2] == ["cohort/ada/agent", "cohort/eve/agent"]
+    assert by_score_down[-1] == "cohort/ivy/agent"
+    assert sorts["score"]["second"]["rows"] == by_score_down
+    seconds = sorts["time"]["first"]["rows"]
+    assert seconds == _order(report, lambda learner: learner.seconds)
+    assert seconds[-3:] == ["cohort/jo/agent", "cohort/cy/agent", "cohort/ray/agent"]
+    assert sorts["time"]["second"]["rows"] == seconds[::-1]
+    best_first = ("pass", "fail", "timeout", "out-of-memory", "crashed", "error")
+    assert sorts["status"]["first"]["rows"] == _order(
+        report, lambda learner: best_first.index(learner.status)
+    )
+    # By an invariant: its marks grouped in the legend's order.
+    legend = (
+        "pass",
+        "fail",
+        "timeout",
+        "crashed",
+        "out-of-memory",
+        "incomplete",
+        "not-run",
+        "skip",
+    )
+    for name in ("truth", "surface", OUTSIDE_WRITES):
+        by_mark = _order(report, lambda v, n=name: legend.index(v.invariant_status(n)))
+        assert sorts[name]["first"]["rows"] == by_mark, name
+        assert sorts[name]["second"]["rows"] == _order(
+            report, lambda v, n=name: legend.index(v.invariant_status(n)), True
+        )
+    # Filters: the learners who do not pass, then each status.
+    filters = found["filters"]
+    assert list(filters) == ["all", "not-passing", *best_first]
+    assert filters["all"]["rows"] == paths
+    not_passing = [v.path for v in report.learners if not v.passed]
+    assert len(not_passing) == 14
+    assert filters["not-passing"]["rows"] == not_passing
+    assert filters["not-passing"]["showing"] == "showing 14 of 20 learner(s)"
+    assert filters["timeout"] == {
+        "rows": ["cohort/cy/agent", "cohort/jo/agent", "cohort/ray/agent"],
+        "showing": "showing 3 of 20 learner(s)",
+        "pressed": ["timeout"],
+    }
+    for status in best_first:
+        assert filters[status]["rows"] == [
+            v.path for v in report.learners if v.status == status
+        ]
+    # A filter and a sort at once.
+    assert found["not_passing_by_score_descending"] == [
+        path for path in by_score_down if path in not_passing
+    ]
+    assert "<title>day7-verify: 6 of 20 learner(s) pass</title>" in dom
