@@ -113,7 +113,10 @@ figure.rates figcaption span { color:var(--muted); font-weight:400; }
 .seg.k-hang { background:var(--warn); }
 .seg.k-crash { background:var(--crash); }
 .seg.k-other { background:var(--muted); }
-.wrap { overflow-x:auto; border:1px solid var(--line); border-radius:6px; }
+.wrap { display:inline-block; max-width:100%; overflow-x:auto;
+  border:1px solid var(--line); border-radius:6px; }
+.swatch { display:inline-block; width:.7rem; height:.7rem; border-radius:2px;
+  vertical-align:-.05rem; }
 table.grid { border-collapse:collapse; font-size:.9rem; }
 .grid th, .grid td { border-bottom:1px solid var(--line); padding:.25rem .3rem; }
 .grid thead th { background:var(--head); position:sticky; top:0;
@@ -346,7 +349,7 @@ def _lesson_id(row: int, invariant: str) -> str:
     return f"L{row}-{invariant}"
 
 
-def columns_of(report: ClassReport) -> list[str]:
+def _level_invariants(report: ClassReport) -> list[str]:
     """The invariants the page has a column for: those of the report's level.
 
     A rule of the other level is `skip` for every learner, so its column says
@@ -369,7 +372,7 @@ def columns_of(report: ClassReport) -> list[str]:
     ]
 
 
-def percent_of(learner: LearnerVerdict) -> float | None:
+def _percent(learner: LearnerVerdict) -> float | None:
     """The learner's score in percent; None when no score was computed."""
     value = (learner.score or {}).get("percent")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -398,7 +401,7 @@ class Rate(NamedTuple):
         return sum(self.failing.values())
 
 
-def failure_rate(learners: Sequence[LearnerVerdict], name: str) -> Rate:
+def _failure_rate(learners: Sequence[LearnerVerdict], name: str) -> Rate:
     """The learners for whom `name` is not `pass`; a `skip` is not judged at all."""
     counts = dict.fromkeys((kind for kind, _ in _RATE_KINDS), 0)
     judged = 0
@@ -443,8 +446,10 @@ def _chart(rates: Sequence[Rate]) -> str:
             f'<span class="count">{rate.total} of {rate.judged}'
             f" · {_share(rate.total, rate.judged):.0f}%</span></li>"
         )
+    # The colours' key, in words: a bar's parts are told apart by its label too.
     key = " · ".join(
-        f'<span class="k-{kind}">{_e(label)}</span>' for kind, label in _RATE_KINDS
+        f'<span class="swatch seg k-{kind}" aria-hidden="true"></span> {_e(label)}'
+        for kind, label in _RATE_KINDS
     )
     return (
         '<figure class="rates" aria-labelledby="rates-title">'
@@ -672,7 +677,7 @@ def _row(
 ) -> tuple[str, str | None]:
     """A learner's row of the table, and its lessons below (None when it passes)."""
     by_invariant = _lessons_by_invariant(learner)
-    percent = percent_of(learner)
+    percent = _percent(learner)
     cells = [
         f'<th class="learner" scope="row" title="{_e(learner.path)}"'
         f' data-sort="{_e(short)}">{_e(short)}</th>',
@@ -719,7 +724,7 @@ def _row(
 
 def html_page(report: ClassReport) -> str:
     """The report as one HTML page."""
-    names = columns_of(report)
+    names = _level_invariants(report)
     learners = report.learners
     with_baseline = any(learner.baseline is not None for learner in learners)
     passed = sum(learner.passed for learner in learners)
@@ -744,7 +749,7 @@ def html_page(report: ClassReport) -> str:
         rows.append(line)
         if article is not None:
             lesson_blocks.append(article)
-    rates = [failure_rate(learners, name) for name in names]
+    rates = [_failure_rate(learners, name) for name in names]
     return "\n".join(
         [
             "<!doctype html>",
