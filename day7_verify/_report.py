@@ -24,10 +24,12 @@ __all__ = [
     "STATUSES",
     "ClassReport",
     "LearnerVerdict",
+    "SCORE_FIELDS",
     "SchemaError",
     "lesson",
     "lesson_text",
     "read_report",
+    "score_problem",
     "short_names",
     "tool_version",
 ]
@@ -85,6 +87,28 @@ class SchemaError(Exception):
     """A report that is not what this schema says; one line saying where."""
 
 
+#: The fields every score has; a score model may add more, all numbers.
+SCORE_FIELDS: tuple[str, ...] = ("percent", "earned", "possible")
+
+
+def score_problem(score: Any) -> str | None:
+    """What is wrong with `score` as a learner's score, or None when nothing is."""
+    if not isinstance(score, Mapping):
+        return "a score is a mapping of numbers"
+    for name in SCORE_FIELDS:
+        if name not in score:
+            return f"a score has no {name!r}"
+    for name, value in score.items():
+        # bool is an int to Python but never a number of points.
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"score {name!r} is not a number"
+        if not math.isfinite(value) or value < 0:
+            return f"score {name!r} must be a finite number >= 0, got {value}"
+    if score["percent"] > 100:
+        return f"score 'percent' is above 100: {score['percent']}"
+    return None
+
+
 def tool_version() -> str:
     try:
         return importlib.metadata.version("day7-verify")
@@ -130,6 +154,8 @@ class LearnerVerdict:
     running: Mapping[str, str] | None = None
     output_tail: str | None = None
     baseline: Mapping[str, Any] | None = None
+    # Made by the score model, not here: None until a score is computed.
+    score: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
         if not self.path:
@@ -150,6 +176,10 @@ class LearnerVerdict:
         for name, status in self.invariants:
             if status not in INVARIANT_STATUSES:
                 raise ValueError(f"{self.path}: invariant {name} has status {status!r}")
+        if self.score is not None:
+            problem = score_problem(self.score)
+            if problem:
+                raise ValueError(f"{self.path}: {problem}")
 
     @property
     def passed(self) -> bool:
@@ -177,6 +207,8 @@ class LearnerVerdict:
             data["output_tail"] = self.output_tail
         if self.baseline is not None:
             data["baseline"] = dict(self.baseline)
+        if self.score is not None:
+            data["score"] = dict(self.score)
         return data
 
     @classmethod
@@ -204,6 +236,10 @@ class LearnerVerdict:
         running = data.get("running")
         tail = data.get("output_tail")
         baseline = data.get("baseline")
+        score = data.get("score")
+        # Absent (a report from before scores) and null both mean "not computed".
+        if score is not None and not isinstance(score, dict):
+            raise SchemaError(f'{where}: "score" is neither null nor an object')
         try:
             return cls(
                 path=path,
@@ -216,6 +252,7 @@ class LearnerVerdict:
                 running=running if isinstance(running, dict) else None,
                 output_tail=tail if isinstance(tail, str) else None,
                 baseline=baseline if isinstance(baseline, dict) else None,
+                score=score,
             )
         except ValueError as error:
             raise SchemaError(f"{where}: {error}") from None
