@@ -160,7 +160,9 @@ def _load(folder: str, level: str, seconds: float) -> str | None:
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        load_target(impl_path=folder, level=level)
+        loaded = load_target(impl_path=folder, level=level)
+        if loaded.client is not None:
+            loaded.client.stop()  # the suite starts its own worker
     except TargetError as error:
         message = str(error)
         prefix = f"--impl-path {folder}: "

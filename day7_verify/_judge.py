@@ -224,7 +224,10 @@ def _judge(
             cpu_seconds=cpu_seconds,
             memory=settings.memory,
             cwd=cwd,
-            env={"HOME": str(home), "TMPDIR": "/tmp" if settings.isolation == "sandbox" else str(tmp)},
+            env={
+                "HOME": str(home),
+                "TMPDIR": "/tmp" if settings.isolation == "sandbox" else str(tmp),
+            },
         )
         wrapped = wrap(
             "process",

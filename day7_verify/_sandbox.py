@@ -169,9 +169,7 @@ def worker_settings(
     if isolation == "user" and root:
         settings["uid"] = NOBODY
     if isolation == "sandbox":
-        prefix = _bwrap(
-            [], scratch, [*writable], readonly, devices=[worlds], cwd=cwd
-        )
+        prefix = _bwrap([], scratch, [*writable], readonly, devices=[worlds], cwd=cwd)
         settings["prefix"] = prefix
     return settings
 

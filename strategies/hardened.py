@@ -18,13 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from strategies.bounds import Deadline, Expired, within
 from strategies.build import materialise
 from strategies.lessons import fail, report_view, timed_out
+from strategies.remote import WorkerDied, WorkerHung, rebuilt
 from strategies.snapshot import tree_changes, tree_snapshot
 from strategies.verdicts import assert_truth, judging
 from strategies.vocabulary import EVALUATE
-from strategies.bounds import Deadline, Expired, within
-from strategies.remote import WorkerDied, WorkerHung, rebuilt
 from strategies.watch import (
     HANG_SECONDS,
     Access,

@@ -97,16 +97,24 @@ def _error_class(name: str, builtin: str) -> type[RemoteError]:
         base = getattr(builtins, builtin, Exception)
         if not (isinstance(base, type) and issubclass(base, Exception)):
             base = Exception
-        bases: tuple[type, ...] = (RemoteError,) if base is Exception else (RemoteError, base)
-        made = type(name if name.isidentifier() else "Error", bases, {"__module__": "remote"})
+        bases: tuple[type, ...] = (
+            (RemoteError,) if base is Exception else (RemoteError, base)
+        )
+        made = type(
+            name if name.isidentifier() else "Error", bases, {"__module__": "remote"}
+        )
         _ERROR_CLASSES[key] = made
     return made
 
 
 def rebuilt(data: Any) -> RemoteError:
     if not isinstance(data, dict):
-        return _error_class("ProtocolError", "Exception")("the worker sent a malformed error")
-    kind = _error_class(str(data.get("type", "Exception"))[:80], str(data.get("builtin", "")))
+        return _error_class("ProtocolError", "Exception")(
+            "the worker sent a malformed error"
+        )
+    kind = _error_class(
+        str(data.get("type", "Exception"))[:80], str(data.get("builtin", ""))
+    )
     error = kind(str(data.get("message", ""))[:4000])
     where = data.get("where")
     if isinstance(where, list):
@@ -205,7 +213,9 @@ class Client:
             "load_seconds": max(self.load_seconds - 0.2, 0.1),
         }
         self._write(config)
-        first = self._read(time.monotonic() + self.load_seconds + 5, "starting the worker")
+        first = self._read(
+            time.monotonic() + self.load_seconds + 5, "starting the worker"
+        )
         if not isinstance(first, dict) or first.get("protocol") != 1:
             raise ProtocolError("the worker's first line is not the protocol's")
         if "load_error" not in first:
@@ -322,7 +332,10 @@ class Client:
         number = next(self.numbers)
         message["id"] = number
         if self.released:
-            message["release"], self.released = self.released[:1000], self.released[1000:]
+            message["release"], self.released = (
+                self.released[:1000],
+                self.released[1000:],
+            )
         left = bounds.remaining()
         if left is not None:
             # The worker writes its stack just before the judge's deadline
@@ -368,12 +381,16 @@ class Client:
         answer: dict[str, Any] = {"cb": ask}
         try:
             if fn is None:
-                raise ProtocolError("the worker called back a function it was never given")
+                raise ProtocolError(
+                    "the worker called back a function it was never given"
+                )
             args = self.decode(message.get("args", []), self.generation)
             kwargs = self.decode(message.get("kwargs", {"$d": []}), self.generation)
             if not isinstance(args, list) or not isinstance(kwargs, dict):
                 raise ProtocolError("a callback's arguments are malformed")
-            answer["ok"] = self.encode(fn(*args, **{str(k): v for k, v in kwargs.items()}))
+            answer["ok"] = self.encode(
+                fn(*args, **{str(k): v for k, v in kwargs.items()})
+            )
         except Exception as error:  # the judge's callback raised: the target sees it
             answer["raised"] = {
                 "type": type(error).__name__,
@@ -434,7 +451,9 @@ class Client:
                 return value
             raise ProtocolError("the worker sent a value of no known kind")
         if "$h" in value and isinstance(value["$h"], int):
-            return Remote(self, value["$h"], generation, str(value.get("type", ""))[:80])
+            return Remote(
+                self, value["$h"], generation, str(value.get("type", ""))[:80]
+            )
         if "$t" in value and isinstance(value["$t"], list):
             return tuple(self.decode(item, generation) for item in value["$t"])
         if "$d" in value and isinstance(value["$d"], list):
@@ -506,7 +525,9 @@ def give_to_worker(path: Path) -> None:
     for folder, folders, files in os.walk(path):
         for name in folders + files:
             with contextlib.suppress(OSError):
-                os.chown(os.path.join(folder, name), owner, owner, follow_symlinks=False)
+                os.chown(
+                    os.path.join(folder, name), owner, owner, follow_symlinks=False
+                )
 
 
 @functools.cache
@@ -553,7 +574,7 @@ def _preexec(settings: dict[str, Any]) -> Callable[[], None]:
     return limit
 
 
-# --- the proxies -----------------------------------------------------------------------
+# --- the proxies ---------------------------------------------------------------
 
 
 class RemoteName:
@@ -607,7 +628,12 @@ class Remote:
     def _special(self, name: str, *args: Any, what: str = "") -> Any:
         client = self._client
         return client.request(
-            {"op": "special", "obj": self._ref(), "name": name, "args": client.encode(list(args))},
+            {
+                "op": "special",
+                "obj": self._ref(),
+                "name": name,
+                "args": client.encode(list(args)),
+            },
             what or f"{name} of a {self._type}",
         )
 
@@ -622,7 +648,12 @@ class Remote:
     def __setattr__(self, attribute: str, value: Any) -> None:
         client = self._client
         client.request(
-            {"op": "setattr", "obj": self._ref(), "name": attribute, "value": client.encode(value)},
+            {
+                "op": "setattr",
+                "obj": self._ref(),
+                "name": attribute,
+                "value": client.encode(value),
+            },
             f"setting .{attribute} of a {self._type}",
         )
 
@@ -694,7 +725,8 @@ def is_remote(value: object) -> bool:
 
 
 def force(instance: Any, **values: Any) -> Any:
-    """Set fields of a (frozen) dataclass instance past its validation, wherever it lives."""
+    """Set fields of a (frozen) dataclass instance past its validation,
+    wherever it lives."""
     if isinstance(instance, Remote):
         client = instance._client
         for name, value in values.items():
@@ -719,7 +751,11 @@ def remote_replace(instance: Any, **changes: Any) -> Any:
     if isinstance(instance, Remote):
         client = instance._client
         return client.request(
-            {"op": "replace", "obj": instance._ref(), "changes": client.encode(changes)},
+            {
+                "op": "replace",
+                "obj": instance._ref(),
+                "changes": client.encode(changes),
+            },
             "dataclasses.replace",
         )
     import dataclasses

@@ -241,15 +241,24 @@ def load_target(
 
     if impl_path is not None:
         return _remote_target(
-            _folder_config(impl_path), f"--impl-path {os.fspath(impl_path)}",
-            f"folder {os.path.abspath(os.fspath(impl_path))}", level, import_seconds,
+            _folder_config(impl_path),
+            f"--impl-path {os.fspath(impl_path)}",
+            f"folder {os.path.abspath(os.fspath(impl_path))}",
+            level,
+            import_seconds,
         )
     module_name = BUNDLED_MODULE if impl is None else impl
     if not _names_bundled(module_name):
         _check_module_name(module_name)
         return _remote_target(
-            {"module": module_name, "path": [os.path.abspath(p or ".") for p in sys.path]},
-            f"--impl {module_name}", f"module {module_name}", level, import_seconds,
+            {
+                "module": module_name,
+                "path": [os.path.abspath(p or ".") for p in sys.path],
+            },
+            f"--impl {module_name}",
+            f"module {module_name}",
+            level,
+            import_seconds,
         )
     label = f"module {module_name}"
     module = _import_module(module_name, import_seconds)

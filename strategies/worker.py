@@ -161,11 +161,17 @@ def canon(value: object, depth: int = 0) -> Any:
     if depth > MAX_DEPTH:
         return ["deep", type(value).__name__]
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
-        return [type(value).__name__, value if not isinstance(value, bytes) else value.hex()]
+        return [
+            type(value).__name__,
+            value if not isinstance(value, bytes) else value.hex(),
+        ]
     if isinstance(value, PurePath):
         return ["path", str(value)]
     if isinstance(value, (tuple, list)):
-        return [type(value).__name__, [canon(item, depth + 1) for item in value[:MAX_ITEMS]]]
+        return [
+            type(value).__name__,
+            [canon(item, depth + 1) for item in value[:MAX_ITEMS]],
+        ]
     if isinstance(value, (set, frozenset)):
         items = sorted((canon(item, depth + 1) for item in value), key=repr)
         return [type(value).__name__, items]
@@ -409,7 +415,11 @@ class Worker:
                 os._exit(3)
 
     def arm_dump(self, seconds: Any) -> None:
-        if self.hang_file is not None and isinstance(seconds, (int, float)) and seconds > 0:
+        if (
+            self.hang_file is not None
+            and isinstance(seconds, (int, float))
+            and seconds > 0
+        ):
             faulthandler.dump_traceback_later(seconds, file=self.hang_file)
 
     def disarm_dump(self) -> None:
@@ -459,9 +469,7 @@ class Worker:
                 rows = [[c.name, c.passed, c.detail] for c in report.checks]
             return {"problem": problem, "rows": rows}
         if op == "describe":
-            return {
-                name: describe_name(value) for name, value in self.names.items()
-            }
+            return {name: describe_name(value) for name, value in self.names.items()}
         if op == "state":
             return self.state(self.into(message["objects"]))
         if op == "spy":
@@ -491,7 +499,10 @@ class Worker:
         def recording(label: str, original: Any) -> Any:
             def spy(*args: Any, **kwargs: Any) -> Any:
                 shown = ", ".join(
-                    [*(repr(a) for a in args), *(f"{k}={v!r}" for k, v in kwargs.items())]
+                    [
+                        *(repr(a) for a in args),
+                        *(f"{k}={v!r}" for k, v in kwargs.items()),
+                    ]
                 )
                 calls.append(f"{label}({shown})")
                 return original(*args, **kwargs)
@@ -509,7 +520,7 @@ class Worker:
         for store in seen.values():
             original = getattr(store, "put", None)
             if callable(original):
-                setattr(store, "put", recording("receipts.put", original))
+                store.put = recording("receipts.put", original)
 
     def audited(self, message: dict[str, Any]) -> Any:
         """The call, with every open, process, socket and change it made recorded."""
@@ -540,7 +551,14 @@ class Worker:
 
 def message_names(kind: str) -> tuple[str, ...]:
     # The workspace's tools: evaluation must never call one (strategies.snapshot).
-    return ("read_file", "execute", "write_file", "edit_file", "run_command", "list_files")
+    return (
+        "read_file",
+        "execute",
+        "write_file",
+        "edit_file",
+        "run_command",
+        "list_files",
+    )
 
 
 class Callback:
@@ -650,7 +668,9 @@ def main() -> None:
     worker.send(
         {
             "protocol": PROTOCOL,
-            "names": {name: describe_name(value)["is_class"] for name, value in names.items()},
+            "names": {
+                name: describe_name(value)["is_class"] for name, value in names.items()
+            },
             "pid": os.getpid(),
         }
     )

@@ -1,0 +1,81 @@
+"""Both routes to a target give the same verdicts: here, and through a worker.
+
+The bundled evaluator is trusted and judged in-process (coverage and
+mutation testing need that); every other target is judged through a worker
+process (strategies/worker.py). Judging the bundled evaluator's own folder
+through a worker must give, world by world, the rows the in-process route
+gives: otherwise the protocol, not the learner, would be judged.
+"""
+
+from __future__ import annotations
+
+import pytest
+from _command_learners import EVALUATOR
+from hypothesis import given, settings
+
+from strategies import EXAMPLE_WORLDS, judged, load_target, worlds
+from strategies.target import Target
+
+
+@pytest.fixture(scope="module")
+def routes() -> tuple[Target, Target]:
+    here = load_target()
+    there = load_target(impl_path=EVALUATOR, level="hardened")
+    assert not here.remote and there.remote
+    yield here, there
+    there.client.stop()
+
+
+def _examples() -> list:
+    return (
+        list(EXAMPLE_WORLDS.values())
+        if isinstance(EXAMPLE_WORLDS, dict)
+        else list(EXAMPLE_WORLDS)
+    )
+
+
+def test_every_written_world_is_judged_alike_by_both_routes(routes) -> None:
+    """Each written-out world: the same rows in-process and through a worker."""
+    here, there = routes
+    examples = _examples()
+    assert examples
+    for world in examples:
+        assert judged(here, world) == judged(there, world), world
+
+
+@settings(max_examples=60, deadline=None)
+@given(world=worlds())
+def test_drawn_worlds_are_judged_alike_by_both_routes(routes, world) -> None:
+    """Any drawn world: the same rows in-process and through a worker."""
+    here, there = routes
+    assert judged(here, world) == judged(there, world)
+
+
+def test_the_worker_route_can_tell_a_difference(routes, tmp_path) -> None:
+    """A worker judging a different evaluator gives different rows: the
+    comparison above is not between two copies of one route."""
+    import shutil
+
+    from _command_learners import learner_folder
+
+    folder = learner_folder(tmp_path, "strict-final")
+    source = (folder / "evaluation.py").read_text(encoding="utf-8")
+    (folder / "evaluation.py").write_text(
+        source.replace("def evaluate_run(", "def _evaluate_run(", 1)
+        + "\n\ndef evaluate_run(run, workspace, receipts, case):\n"
+        "    report = _evaluate_run(run, workspace, receipts, case)\n"
+        "    checks = tuple(\n"
+        "        EvaluationCheck(c.name, not c.passed, c.detail)\n"
+        "        for c in report.checks\n"
+        "    )\n"
+        "    return EvaluationReport(checks)\n",
+        encoding="utf-8",
+    )
+    here, _ = routes
+    other = load_target(impl_path=folder, level="hardened")
+    try:
+        world = _examples()[0]
+        assert judged(here, world) != judged(other, world)
+    finally:
+        other.client.stop()
+        shutil.rmtree(folder)
