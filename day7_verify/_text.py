@@ -30,6 +30,7 @@ __all__ = [
     "learner_lines",
     "ordered_lessons",
     "runnable",
+    "score_words",
     "verdict_line",
 ]
 
@@ -198,11 +199,27 @@ def learner_lines(
 
 
 def verdict_line(verdict: LearnerVerdict) -> str:
-    """The one line that says a learner's status, where, why and how long."""
+    """The one line that says a learner's status, where, why, its score and how long."""
     return (
         f"day7-verify: {_status_word(verdict.status)}  {verdict.path}:"
-        f" {verdict.detail} ({verdict.seconds:.1f} s)"
+        f" {verdict.detail}{score_words(verdict)} ({verdict.seconds:.1f} s)"
     )
+
+
+def score_words(verdict: LearnerVerdict) -> str:
+    """`; score P% (E of W points)`, or nothing for a verdict without a score."""
+    if verdict.score is None:
+        return ""
+    return (
+        f"; score {verdict.score['percent']:.1f}%"
+        f" ({_points(verdict.score['earned'])} of"
+        f" {_points(verdict.score['possible'])} points)"
+    )
+
+
+def _points(value: float) -> str:
+    """A number of points as short as it is exact (12, 12.5, 12.25)."""
+    return f"{value:.4f}".rstrip("0").rstrip(".")
 
 
 def _invariant_rows(verdict: LearnerVerdict, level: str) -> list[str]:
