@@ -316,7 +316,7 @@ def _grouped(marks: Sequence[str]) -> str:
 
 
 def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
-    """The class's table: learner x invariant, status and seconds, and a legend."""
+    """The class's table: learner x invariant, status, seconds, score, and a legend."""
     names = report.invariant_names()
     learners = report.learners
     passed = sum(learner.passed for learner in learners)
@@ -331,6 +331,8 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
         "",
     ]
     with_baseline = any(learner.baseline is not None for learner in learners)
+    # A report written before scores has none: no column then.
+    with_score = any(learner.score is not None for learner in learners)
     prefix, short = short_names([learner.path for learner in learners])
     if prefix:
         lines.insert(1, f"learners under {prefix}/")
@@ -338,6 +340,8 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
     change_width = 14 if with_baseline else 0
     numbers = [str(index + 1) for index in range(len(names))]
     header = f"{'learner':<{width}}  {'status':<13} {'seconds':>7}  "
+    if with_score:
+        header += f"{'score':>6}  "
     if with_baseline:
         header += f"{'change':<{change_width}}  "
     if any(len(number) > 1 for number in numbers):
@@ -349,6 +353,9 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
             f"{_ellipsised(short[learner.path], width):<{width}}  {learner.status:<13}"
             f" {learner.seconds:>7.1f}  "
         )
+        if with_score:
+            percent = "" if learner.score is None else f"{learner.score['percent']:.1f}"
+            row += f"{percent:>6}  "
         if with_baseline:
             change = (learner.baseline or {}).get("change", "")
             row += f"{change:<{change_width}}  "

@@ -31,7 +31,7 @@ from day7_verify._score import (
     score,
     scored,
 )
-from day7_verify._text import learner_lines, verdict_line
+from day7_verify._text import class_lines, learner_lines, verdict_line
 from day7_verify._verdict import OUTSIDE_WRITES, at_level
 from strategies.ordering import INVARIANT_ORDER, invariants_at
 from strategies.probe import GROUPS as PROBE_GROUPS
@@ -284,6 +284,8 @@ def test_json_terminal_and_junit_say_the_same_score():
     assert properties["score"] == "20"
     assert properties["score.earned"] == "4"
     assert properties["score.possible"] == "20"
+    (row,) = [line for line in class_lines(report) if line.startswith("class/ada")]
+    assert row.split()[3] == "20.0"
 
 
 def test_a_score_reads_back_and_a_report_without_scores_still_loads():
