@@ -209,6 +209,87 @@ def test_the_reports_are_readable(hostile_run):
     assert "Traceback" not in table + hostile_run["finished"].stderr
 
 
+def test_the_clean_folder_scores_100_and_the_one_that_writes_little(hostile_run):
+    """A reference-like folder makes every check and every invariant holds."""
+    learners = {
+        Path(learner["path"]).name: learner
+        for learner in hostile_run["report"]["learners"]
+    }
+    clean = learners["clean"]
+    assert clean["score"] == {"percent": 100.0, "earned": 20.0, "possible": 20.0}
+    assert clean["checks_made"] == ["final", "files", "results", "receipts"]
+    assert learners["rewrites"]["score"]["percent"] < 25
+
+
+# --- scores -----------------------------------------------------------------
+
+# Validation, the final check and render only; and one planted bug that
+# breaks read-only (docs/score.md has what each scored when measured).
+SCORED = {
+    "final-only": ("final-only",),
+    "one-bug": ("bug:log-created-when-missing",),
+}
+
+
+@pytest.fixture(scope="module")
+def scored_run(checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    cohort = tmp_path_factory.mktemp("scored")
+    for name, plants in SCORED.items():
+        learner_folder(cohort, name, *plants)
+    out = tmp_path_factory.mktemp("scored-reports")
+    run = _judge_cohort(
+        checkout,
+        cohort,
+        out / "class.json",
+        "--timeout",
+        "300",
+        "--junit",
+        str(out / "class.xml"),
+    )
+    run["junit"] = (out / "class.xml").read_text()
+    return run
+
+
+def test_an_evaluator_that_checks_nothing_scores_low_and_one_bug_close_to_100(
+    scored_run,
+):
+    """Its vacuous holds earn nothing; a bug costs only what it breaks."""
+    learners = {
+        Path(learner["path"]).name: learner
+        for learner in scored_run["report"]["learners"]
+    }
+    final_only, one_bug = learners["final-only"], learners["one-bug"]
+    assert final_only["checks_made"] == ["final"], final_only["detail"]
+    held = [
+        name for name, status in final_only["invariants"].items() if status == "pass"
+    ]
+    assert len(held) >= 12 and "read-only" in held and "determinism" in held
+    assert final_only["score"]["percent"] <= 25
+    assert one_bug["status"] == "fail"
+    assert one_bug["checks_made"] == ["final", "files", "results", "receipts"]
+    assert one_bug["score"]["percent"] >= 85
+
+
+def test_the_terminal_and_junit_say_the_json_score(scored_run):
+    stderr = scored_run["finished"].stderr
+    suites = {
+        Path(suite.get("name")).name: suite
+        for suite in ET.fromstring(scored_run["junit"]).findall("testsuite")
+    }
+    for learner in scored_run["report"]["learners"]:
+        name = Path(learner["path"]).name
+        score = learner["score"]
+        line = next(line for line in stderr.splitlines() if learner["path"] in line)
+        assert f"score {score['percent']:.1f}%" in line
+        properties = {
+            p.get("name"): p.get("value")
+            for p in suites[name].findall("properties/property")
+        }
+        assert float(properties["score"]) == score["percent"]
+        assert float(properties["score.earned"]) == score["earned"]
+        assert sum(c["credit"] for c in learner["credits"].values()) == score["earned"]
+
+
 def _judge_cohort(checkout: Path, cohort: Path, out: Path, *options: str) -> dict:
     started = time.monotonic()
     finished = _command(
