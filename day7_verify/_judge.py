@@ -36,7 +36,7 @@ from day7_verify._bundle import CHILD_SCRIPT, Manifest
 from day7_verify._discover import Learner
 from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
-from day7_verify._sandbox import ISOLATIONS, give_to_nobody, wrap
+from day7_verify._sandbox import ISOLATIONS, give_to_nobody, worker_settings, wrap
 from day7_verify._score import scored
 from day7_verify._supervise import Finished, run_bounded
 from day7_verify._verdict import Limits, at_level, classify, counted
@@ -187,7 +187,8 @@ def _judge(
                 0,
             )
         cwd, tmp, home = scratch / "cwd", scratch / "tmp", scratch / "home"
-        for made in (cwd, tmp, home):
+        worlds = scratch / "worlds"
+        for made in (cwd, tmp, home, worlds):
             made.mkdir()
         for name, text in DECOYS.items():
             (cwd / name).write_text(text, encoding="utf-8")
@@ -204,30 +205,46 @@ def _judge(
             "profile": settings.profile,
             "memory": settings.memory,
             "timeout": settings.timeout,
-            # In a sandbox the command's pid is not in the child's namespace.
-            "parent": os.getpid() if settings.isolation != "sandbox" else 0,
+            "parent": os.getpid(),
             "load_timeout": min(settings.load_timeout, settings.timeout),
         }
+        cpu_seconds = int(settings.timeout * 1.5) + 10
         if settings.isolation != "process":
-            give_to_nobody(scratch, private)
-            # bwrap enters it as a root without capabilities: it must be searchable.
+            # The worker, as uid 65534, writes only its worlds, its working
+            # directory, HOME and /tmp; it reads its copy of the folder.
+            give_to_nobody(cwd, tmp, home, worlds)
             os.chmod(scratch, 0o711)
-            if settings.isolation == "user":
-                # uid 65534 must reach its scratch, not list the others'.
-                os.chmod(workroot, 0o711)
-        wrapped = wrap(
+            os.chmod(scratch / "folder", 0o755)
+            os.chmod(workroot, 0o711)
+        # The judge (the child: pytest, Hypothesis, the suite, every world's
+        # truth) runs the learner's code nowhere in its own process: each
+        # call goes to a worker, started by the child in this isolation.
+        worker = worker_settings(
             settings.isolation,
+            scratch=scratch,
+            worlds=worlds,
+            writable=[cwd, tmp, home],
+            readonly=[folder, scratch / "bundle" / "strategies"],
+            cpu_seconds=cpu_seconds,
+            memory=settings.memory,
+            cwd=cwd,
+            env={"HOME": str(home), "TMPDIR": "/tmp" if settings.isolation == "sandbox" else str(tmp)},
+        )
+        wrapped = wrap(
+            "process",
             [sys.executable, "-S", "-s", "-B", str(scratch / "bundle" / CHILD_SCRIPT)],
             scratch=scratch,
-            writable=[private],
-            cpu_seconds=int(settings.timeout * 1.5) + 10,
+            cpu_seconds=cpu_seconds,
             cwd=cwd,
         )
+        environment = _environment(tmp, home)
+        environment["DAY7_SCRATCH"] = str(worlds)
+        environment["DAY7_WORKER"] = json.dumps(worker)
         finished = run_bounded(
             wrapped.argv,
             preexec=wrapped.preexec,
             cwd=cwd,
-            env=_environment(tmp, home),
+            env=environment,
             stdin_data=(json.dumps(config) + "\n").encode("utf-8"),
             timeout=settings.timeout,
             max_output=settings.max_output,

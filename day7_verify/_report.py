@@ -21,14 +21,15 @@ __all__ = [
     "CHANGES",
     "INVARIANT_STATUSES",
     "SCHEMA",
-    "SCORE_FIELDS",
     "STATUSES",
     "ClassReport",
     "LearnerVerdict",
+    "SCORE_FIELDS",
     "SchemaError",
     "lesson",
     "lesson_text",
     "read_report",
+    "score_problem",
     "short_names",
     "tool_version",
 ]
@@ -58,9 +59,6 @@ INVARIANT_STATUSES: tuple[str, ...] = (
     "out-of-memory",
 )
 
-#: The keys of a learner's score, in this order (docs/score.md).
-SCORE_FIELDS: tuple[str, ...] = ("percent", "earned", "possible")
-
 #: What a baseline says about a learner or an invariant.
 CHANGES: tuple[str, ...] = (
     "newly failing",
@@ -87,6 +85,28 @@ LESSON_FIELDS: tuple[str, ...] = (
 
 class SchemaError(Exception):
     """A report that is not what this schema says; one line saying where."""
+
+
+#: The fields every score has; a score model may add more, all numbers.
+SCORE_FIELDS: tuple[str, ...] = ("percent", "earned", "possible")
+
+
+def score_problem(score: Any) -> str | None:
+    """What is wrong with `score` as a learner's score, or None when nothing is."""
+    if not isinstance(score, Mapping):
+        return "a score is a mapping of numbers"
+    for name in SCORE_FIELDS:
+        if name not in score:
+            return f"a score has no {name!r}"
+    for name, value in score.items():
+        # bool is an int to Python but never a number of points.
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"score {name!r} is not a number"
+        if not math.isfinite(value) or value < 0:
+            return f"score {name!r} must be a finite number >= 0, got {value}"
+    if score["percent"] > 100:
+        return f"score 'percent' is above 100: {score['percent']}"
+    return None
 
 
 def tool_version() -> str:
@@ -161,13 +181,10 @@ class LearnerVerdict:
         for name, status in self.invariants:
             if status not in INVARIANT_STATUSES:
                 raise ValueError(f"{self.path}: invariant {name} has status {status!r}")
-        if self.score is not None and not (
-            set(self.score) == set(SCORE_FIELDS)
-            and all(_is_number(self.score[key]) for key in SCORE_FIELDS)
-        ):
-            raise ValueError(
-                f"{self.path}: a score is {{{', '.join(SCORE_FIELDS)}}}, numbers"
-            )
+        if self.score is not None:
+            problem = score_problem(self.score)
+            if problem:
+                raise ValueError(f"{self.path}: {problem}")
 
     @property
     def passed(self) -> bool:
@@ -196,7 +213,7 @@ class LearnerVerdict:
         if self.baseline is not None:
             data["baseline"] = dict(self.baseline)
         if self.score is not None:
-            data["score"] = {key: self.score[key] for key in SCORE_FIELDS}
+            data["score"] = dict(self.score)
             data["credits"] = {
                 name: {"credit": earned, "weight": weight}
                 for name, earned, weight in self.credits
@@ -290,7 +307,7 @@ def _score_of(
     ):
         raise SchemaError(f'{where}: "checks_made" is not a list of strings or null')
     return (
-        {key: float(score[key]) for key in SCORE_FIELDS},
+        dict(score),  # score_problem judges it, in the verdict
         tuple(
             (name, float(item["credit"]), float(item["weight"]))
             for name, item in credits.items()

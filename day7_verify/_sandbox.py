@@ -46,6 +46,7 @@ __all__ = [
     "Wrapped",
     "detect",
     "give_to_nobody",
+    "worker_settings",
     "wrap",
 ]
 
@@ -134,6 +135,47 @@ def wrap(
     return Wrapped(command, preexec, isolation)
 
 
+def worker_settings(
+    isolation: str,
+    *,
+    scratch: Path,
+    worlds: Path,
+    writable: Sequence[Path],
+    readonly: Sequence[Path],
+    cpu_seconds: int,
+    memory: int,
+    cwd: Path,
+    env: dict[str, str],
+) -> dict[str, object]:
+    """How the judge starts its worker (strategies.remote reads it from
+    DAY7_WORKER): the sandbox's argv to put before the interpreter, the uid to
+    drop to, and the limits. `worlds` is where the judge builds the trees the
+    worker reads and writes (devices it placed there stay devices); the
+    worker sees nothing else of `scratch` but `writable` and `readonly`."""
+    if isolation not in ISOLATIONS:
+        raise ValueError(f"isolation {isolation!r} is not one of {ISOLATIONS}")
+    root = os.geteuid() == 0
+    settings: dict[str, object] = {
+        "fsize": FSIZE,
+        "cpu": cpu_seconds,
+        "memory": memory,
+        "cwd": str(cwd),
+        "env": env,
+        "isolation": isolation,
+    }
+    if isolation != "process" and root:
+        settings["nproc"] = NPROC
+        settings["owner"] = NOBODY
+    if isolation == "user" and root:
+        settings["uid"] = NOBODY
+    if isolation == "sandbox":
+        prefix = _bwrap(
+            [], scratch, [*writable], readonly, devices=[worlds], cwd=cwd
+        )
+        settings["prefix"] = prefix
+    return settings
+
+
 def give_to_nobody(*paths: Path) -> None:
     """Make uid/gid 65534 the owner of everything under `paths` (as root only)."""
     if os.geteuid() != 0:
@@ -174,7 +216,13 @@ def _python_paths() -> tuple[list[Path], list[Path]]:
 
 
 def _bwrap(
-    argv: list[str], scratch: Path, writable: list[Path], readonly: Sequence[Path]
+    argv: list[str],
+    scratch: Path,
+    writable: list[Path],
+    readonly: Sequence[Path],
+    *,
+    devices: Sequence[Path] = (),
+    cwd: Path | None = None,
 ) -> list[str]:
     bwrap = shutil.which("bwrap") or "bwrap"
     as_root = os.geteuid() == 0
@@ -215,6 +263,12 @@ def _bwrap(
             out += ["--tmpfs", str(path)]
     for path in writable:
         out += _parents(path, made) + ["--bind", str(path), str(path)]
+    for path in devices:
+        # The judge's hostile worlds hold device nodes the target must meet as
+        # devices; uid 65534 without capabilities cannot make one of its own.
+        out += _parents(path, made) + ["--dev-bind", str(path), str(path)]
+    if cwd is not None:
+        out += ["--chdir", str(cwd)]
     if as_root:
         setpriv = shutil.which("setpriv") or "setpriv"
         out += ["--", setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}"]

@@ -56,6 +56,7 @@ _HOMES = {
     "strategies.lessons": "CallAborted InvariantFailure call_target expect_error"
     " fail report_view timed_out",
     "strategies.target": "REQUIRED_NAMES Target load_target",
+    "strategies.remote": "remote_replace",
     "strategies.profiles": "real_runs",
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}

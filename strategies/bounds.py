@@ -37,6 +37,7 @@ so an evaluate_run that always hangs costs seconds, not minutes, per test.
 from __future__ import annotations
 
 import _signal
+import contextlib
 import inspect
 import math
 import signal
@@ -60,6 +61,8 @@ __all__ = [
     "can_bound",
     "frames_of",
     "hurry",
+    "remaining",
+    "suspended",
     "use_call_limits",
     "within",
 ]
@@ -168,6 +171,33 @@ _MAIN_THREAD = threading.main_thread().ident
 # microseconds: signal.signal's wrapper converts to and from enums (~15 us);
 # the C function under it does not.
 _set_handler: Callable[[int, Any], Any] = getattr(_signal, "signal", signal.signal)
+
+
+@contextlib.contextmanager
+def suspended() -> Iterator[None]:
+    """No deadline rings inside the block, and the time spent there is not
+    counted against any: for the judge's own work in the middle of a bounded
+    call (starting a new worker after the last one hung)."""
+    if not _active:
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        spent = time.monotonic() - started
+        for deadline in _active:
+            deadline.at += spent
+        if _active:
+            _set_timer()
+
+
+def remaining() -> float | None:
+    """Seconds until the earliest armed deadline rings; None when none is armed."""
+    if not _active:
+        return None
+    return max(min(d.at for d in _active) - time.monotonic(), 0.0)
 
 
 def can_bound() -> bool:

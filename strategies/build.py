@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from strategies import remote
 from strategies.files import ROOT_BYTES, SPARSE_SIZES, place_file
 from strategies.finals import final_text
 from strategies.lessons import InvariantFailure, call_target
@@ -106,9 +107,7 @@ class Built:
 
 def _force(instance: Any, **values: Any) -> Any:
     """Set fields of a (frozen) dataclass instance past its validation."""
-    for name, value in values.items():
-        object.__setattr__(instance, name, value)
-    return instance
+    return remote.force(instance, **values)
 
 
 # --- events, run and case ---------------------------------------------------------
@@ -255,6 +254,8 @@ def _conflicting(call_id: str) -> Stored:
 
 
 def _raising_get(target: Any, name: str) -> Callable[[str], Any]:
+    if getattr(target, "remote", False):
+        return remote.Raiser(name)  # type: ignore[return-value]
     if name == "junk":
         return lambda call_id: {"tool_call_id": call_id, "tool": "write_file"}
     if name == "AgentError":
@@ -273,6 +274,7 @@ def _raising_get(target: Any, name: str) -> Callable[[str], Any]:
 def _line(target: Any, stored: Stored, scratch: Path) -> bytes:
     """The log line the target's own store writes for one receipt."""
     scratch.mkdir()
+    remote.give_to_worker(scratch)
     try:
         log = scratch / "scratch.jsonl"
         store = call_target("ReceiptStore(path)", target.ReceiptStore, log)
@@ -344,6 +346,8 @@ def _store(world: World, target: Any, built: Built) -> None:
                 (built.tree / "logs").symlink_to("logs-real")
             else:
                 (built.tree / "logs-real").rename(built.tree / "logs")
+            remote.give_to_worker(built.tree / "logs-real")
+            remote.give_to_worker(built.tree / "logs")
             built.log_path = built.tree / "logs" / LOG_NAME
         built.receipts = call_target(
             "ReceiptStore(path)", target.ReceiptStore, built.log_path
@@ -462,6 +466,7 @@ def _play(world: World, target: Any, built: Built) -> None:
         path = built.root / seed.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(seed.content.encode("utf-8"))
+    remote.give_to_worker(built.tree)
     built.outcome = replay(plan)
     final, _ = final_text(world.final)
     script = replies(plan, final)
@@ -624,6 +629,7 @@ def _build(
             placed = place_file(fact, root, outside)
             built.fifos.extend(placed.fifos)
             built.secrets.extend(placed.secrets)
+        remote.give_to_worker(tree)
         policy = call_target("ToolPolicy(root)", target.ToolPolicy, root)
 
         def confirm_tool(action: Any) -> bool:
@@ -715,6 +721,7 @@ def materialise(
     directory = os.getcwd()
     try:
         with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as tree:
+            remote.give_to_worker(Path(tree))
             yield build_in(world, target, Path(tree) / "w", events=events)
     finally:
         os.chdir(directory)

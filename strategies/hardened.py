@@ -15,6 +15,7 @@ show the judgement failing on it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from strategies.build import materialise
@@ -22,10 +23,14 @@ from strategies.lessons import fail, report_view, timed_out
 from strategies.snapshot import tree_changes, tree_snapshot
 from strategies.verdicts import assert_truth, judging
 from strategies.vocabulary import EVALUATE
+from strategies.bounds import Deadline, Expired, within
+from strategies.remote import WorkerDied, WorkerHung, rebuilt
 from strategies.watch import (
     HANG_SECONDS,
+    Access,
     AccessRecorder,
     Figures,
+    Outcome,
     call_with_deadline,
 )
 from strategies.world import World, describe, truth
@@ -109,12 +114,15 @@ def judge_access(
     figures.add("worlds")
     recorder = AccessRecorder()
     with judging(world, target), materialise(world, target) as built:
-        outcome = call_with_deadline(
-            lambda: target.evaluate_run(*built.args),
-            seconds=seconds,
-            fifos=built.fifos,
-            inside=recorder.armed,
-        )
+        if getattr(target, "remote", False):
+            outcome = _audited_remotely(target, built, recorder, seconds)
+        else:
+            outcome = call_with_deadline(
+                lambda: target.evaluate_run(*built.args),
+                seconds=seconds,
+                fifos=built.fifos,
+                inside=recorder.armed,
+            )
         problems = recorder.violations(
             root=built.root, log=built.log_path, secrets=built.secrets
         )
@@ -157,3 +165,42 @@ def judge_access(
                     hint="a symlink at any component of the path makes the evidence"
                     " unavailable, even when the text it leads to matches",
                 )
+
+
+def _audited_remotely(
+    target: Any, built: Any, recorder: AccessRecorder, seconds: float
+) -> Outcome:
+    """The audited call made in the worker, where the target's code runs: the
+    worker arms the same recorder there and sends what it saw as data."""
+    client = target.client
+    outcome = Outcome()
+    deadline = Deadline(seconds)
+    try:
+        said = within(
+            deadline,
+            client.request,
+            {
+                "op": "audit",
+                "fn": {"$n": "evaluate_run"},
+                "args": client.encode(list(built.args)),
+                "suite": str(Path(__file__).resolve().parent.parent),
+            },
+            EVALUATE,
+        )
+    except Expired as expired:
+        if expired.deadline is not deadline:
+            raise
+        outcome.hung = True
+        return outcome
+    except (WorkerDied, WorkerHung) as error:
+        outcome.error = error
+        return outcome
+    if "raised" in said:
+        outcome.error = rebuilt(said["raised"])
+    else:
+        outcome.value = said.get("value")
+    for kind, event, raw, reached, writes in said.get("accesses", ()):
+        recorder.accesses.append(
+            Access(str(kind), str(event), str(raw), reached, bool(writes))
+        )
+    return outcome

@@ -36,7 +36,10 @@ from typing import Any, NoReturn
 
 from strategies import interrupts
 from strategies.bounds import Deadline, Expired, call_limits, within
+from strategies.remote import ProtocolError, Remote, WorkerDied, WorkerHung, report_data
 from strategies.target import MissingNameError
+from strategies.worker import report_problem as _report_problem
+from strategies.worker import short_repr as _short_repr
 
 __all__ = [
     "TOPICS",
@@ -55,7 +58,7 @@ CheckRow = tuple[str, bool, str]
 
 #: What a lesson is about; the command that runs the suite for a class maps
 #: them to a learner's status.
-TOPICS: tuple[str, ...] = ("surface", "substrate", "hang", "memory", "day7")
+TOPICS: tuple[str, ...] = ("surface", "substrate", "hang", "memory", "crash", "day7")
 
 
 class _Lesson:
@@ -430,6 +433,18 @@ def _attempt(
             where = expired.where
         except (InvariantFailure, CallAborted, MemoryError):
             raise
+        except WorkerHung as hung:
+            where = hung.where
+        except (WorkerDied, ProtocolError) as error:
+            raise CallAborted(
+                world=world,
+                expected=f"{what} to return",
+                observed=f"{what}: {error}",
+                headline=f"{what} crashed the process it ran in: {error}",
+                hint=_CRASH_HINT,
+                topic="crash",
+                reproduce=reproduce,
+            ) from None
         except BaseException as error:
             if interrupts.is_from_person(error) or _is_machinery(error):
                 raise
@@ -465,6 +480,13 @@ def _attempt(
         hint=_HANG_HINTS.get(short, ""),
         reproduce=reproduce,
     ) from None
+
+
+_CRASH_HINT = (
+    "the target's code ended the process it runs in (os._exit, a signal, a"
+    " crash in C code, or memory beyond the limit); a library function returns,"
+    " or raises an ordinary exception"
+)
 
 
 def timed_out(
@@ -624,6 +646,21 @@ def _report_hint(problem: str) -> str:
 def _inspect_report(report: Any) -> str | None:
     """`_report_problem`, with the report's own code (its properties) bounded."""
     __tracebackhide__ = True
+    if isinstance(report, Remote):
+        returned, value = _attempt(
+            "reading the report's checks and .passed",
+            "report",
+            report_data,
+            (report,),
+            {},
+            _WORLD.get(),
+            "",
+        )
+        if returned:
+            problem, rows = value
+            _REMOTE_ROWS[:] = [report, rows]
+            return problem  # type: ignore[no-any-return]
+        return f"a report whose checks or .passed raise {_one_line(value)}"
     returned, value = _attempt(
         "reading the report's checks and .passed",
         "report",
@@ -636,30 +673,6 @@ def _inspect_report(report: Any) -> str | None:
     if returned:
         return value  # type: ignore[no-any-return]
     return f"a report whose checks or .passed raise {_one_line(value)}"
-
-
-def _report_problem(report: Any) -> str | None:
-    """How `report` is not shaped like an EvaluationReport (a noun phrase), or None."""
-    if report is None:
-        return "None"
-    checks = getattr(report, "checks", None)
-    if not isinstance(checks, tuple):
-        shown = _short_repr(checks)
-        return f"a report whose .checks is {shown}; it must be a tuple"
-    for index, check in enumerate(checks):
-        for field, kind in (("name", str), ("passed", bool), ("detail", str)):
-            value = getattr(check, field, None)
-            if not isinstance(value, kind):
-                return (
-                    f"a report whose check {index} has {field}={_short_repr(value)};"
-                    f" it must be a {kind.__name__}"
-                )
-    passed = getattr(report, "passed", None)
-    if not isinstance(passed, bool):
-        return f"a report whose .passed is {_short_repr(passed)}; it must be a bool"
-    if not callable(getattr(report, "render", None)):
-        return "a report without a render() method"
-    return None
 
 
 _REPORT_SHAPE = "an EvaluationReport with a tuple of (name, passed, detail) checks"
@@ -683,7 +696,18 @@ def report_view(report: Any) -> tuple[CheckRow, ...]:
             if report is None
             else "",
         )
+    if isinstance(report, Remote):
+        held, rows = _REMOTE_ROWS or (None, None)
+        _REMOTE_ROWS[:] = []
+        if held is not report or rows is None:
+            _, rows = report_data(report)
+        return rows  # type: ignore[no-any-return]
     return tuple((check.name, check.passed, check.detail) for check in report.checks)
+
+
+# The last remote report whose shape was checked, and its rows: the
+# report_view that follows reads them (one request instead of two).
+_REMOTE_ROWS: list[Any] = []
 
 
 def expect_error(
@@ -743,14 +767,6 @@ def expect_error(
             hint=hint or "say which field is wrong, in the field's own words",
         )
     return value  # type: ignore[no-any-return]
-
-
-def _short_repr(value: object, limit: int = 80) -> str:
-    try:
-        text = repr(value)
-    except Exception as error:  # the target's own __repr__ may raise
-        text = f"<{type(value).__name__} whose repr() raised {type(error).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _one_line(error: BaseException) -> str:

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from strategies.remote import is_remote
+
 __all__ = [
     "SPIED_STORE_METHODS",
     "SPIED_WORKSPACE_METHODS",
@@ -167,6 +169,8 @@ def object_state(built: Any) -> dict[str, Any]:
     and of the process it runs in (its working directory and environment:
     a later relative path would resolve elsewhere)."""
     workspace = built.workspace
+    if is_remote(built.run) or is_remote(workspace):
+        return _remote_state(built)
     return {
         "the run": copy.deepcopy(built.run),
         # == on a dataclass compares its fields only: an attribute added by
@@ -181,6 +185,53 @@ def object_state(built: Any) -> dict[str, Any]:
         "the process's working directory": _working_directory(),
         "the process's environment": dict(os.environ),
     }
+
+
+def _remote_state(built: Any) -> dict[str, Any]:
+    """`object_state` of objects that live in a worker: compared there as data
+    (strategies.worker.canon), with the worker's working directory and
+    environment, where the target's code runs."""
+    client = built.workspace._client
+    objects = {
+        "the run": built.run,
+        "the case": built.case,
+        "the workspace's state": built.workspace,
+        "the receipt store's state": built.receipts,
+    }
+    state = client.request(
+        {"op": "state", "objects": client.encode(objects)}, "recording the state"
+    )
+    state["workspace.modified_files"] = tuple(built.workspace.modified_files)
+    state["the approval callback's calls"] = len(built.approvals)
+    return state  # type: ignore[no-any-return]
+
+
+class _RemoteCalls(list):  # type: ignore[type-arg]
+    """The spied calls, fetched from the worker whenever they are read."""
+
+    def __init__(self, client: Any) -> None:
+        super().__init__()
+        self._client = client
+
+    def _fetch(self) -> None:
+        said = self._client.request({"op": "spied"}, "reading the spied calls")
+        self.extend(str(call) for call in said)
+
+    def __bool__(self) -> bool:
+        self._fetch()
+        return super().__len__() > 0
+
+    def __len__(self) -> int:
+        self._fetch()
+        return super().__len__()
+
+    def __iter__(self) -> Any:
+        self._fetch()
+        return super().__iter__()
+
+    def __getitem__(self, index: Any) -> Any:
+        self._fetch()
+        return super().__getitem__(index)
 
 
 def _recording(calls: list[str], label: str, original: Callable[..., Any]) -> Any:
@@ -200,8 +251,19 @@ def spy_on(built: Any) -> list[str]:
     The calls still happen (so a learner's evaluator behaves as it would),
     but each is listed in the returned list, which must stay empty.
     """
-    calls: list[str] = []
     workspace = built.workspace
+    if is_remote(workspace):
+        client = workspace._client
+        client.request(
+            {
+                "op": "spy",
+                "workspace": client.encode(workspace),
+                "stores": client.encode([built.receipts]),
+            },
+            "spying on the workspace's tools",
+        )
+        return _RemoteCalls(client)
+    calls: list[str] = []
     for name in SPIED_WORKSPACE_METHODS:
         original = getattr(workspace, name, None)
         if callable(original):

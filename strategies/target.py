@@ -176,6 +176,28 @@ class Target:
     #: Where the target's code lives (its folder, or its package's folder):
     #: a frame in there is the target's code running.
     sources: tuple[str, ...] = ()
+    #: The worker that runs the target's code (strategies.remote.Client), or
+    #: None when the target is trusted and runs here (the bundled evaluator).
+    client: Any = None
+
+    @property
+    def remote(self) -> bool:
+        """Whether the target's code runs in a worker process, not in this one."""
+        return self.client is not None
+
+    def describe(self, name: str) -> dict[str, Any]:
+        """What the surface invariant asks of one defined name, as plain data."""
+        from strategies.worker import describe_name
+
+        if self.client is None:
+            return describe_name(self.names[name])
+        cache = self.__dict__.setdefault("_described", {})
+        if not cache:
+            said = self.client.request({"op": "describe"}, "describing the names")
+            if not isinstance(said, dict):
+                raise TargetError("the worker's description of the names is malformed")
+            cache.update(said)
+        return cache[name]  # type: ignore[no-any-return]
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when ordinary lookup fails. Dunders and a half-built
@@ -218,16 +240,22 @@ def load_target(
         raise TargetError(f"--level {level!r} is not one of: {', '.join(LEVELS)}")
 
     if impl_path is not None:
-        label, modules = _load_folder(impl_path, import_seconds)
-        bundled = False
-        sources: tuple[str, ...] = (os.path.abspath(os.fspath(impl_path)),)
-    else:
-        module_name = BUNDLED_MODULE if impl is None else impl
-        label = f"module {module_name}"
-        module = _import_module(module_name, import_seconds)
-        modules = [module]
-        bundled = _is_bundled(module)
-        sources = _sources_of(module)
+        return _remote_target(
+            _folder_config(impl_path), f"--impl-path {os.fspath(impl_path)}",
+            f"folder {os.path.abspath(os.fspath(impl_path))}", level, import_seconds,
+        )
+    module_name = BUNDLED_MODULE if impl is None else impl
+    if not _names_bundled(module_name):
+        _check_module_name(module_name)
+        return _remote_target(
+            {"module": module_name, "path": [os.path.abspath(p or ".") for p in sys.path]},
+            f"--impl {module_name}", f"module {module_name}", level, import_seconds,
+        )
+    label = f"module {module_name}"
+    module = _import_module(module_name, import_seconds)
+    modules = [module]
+    bundled = _is_bundled(module)
+    sources = _sources_of(module)
 
     names: dict[str, object] = {}
     for module in modules:
@@ -245,6 +273,100 @@ def load_target(
         names=types.MappingProxyType({name: names[name] for name in REQUIRED_NAMES}),
         missing=missing,
         sources=sources,
+    )
+
+
+def _names_bundled(module_name: str) -> bool:
+    """Whether `module_name` is the evaluator shipped beside this package,
+    told without importing (and so without running) anything."""
+    if module_name != BUNDLED_MODULE:
+        return False
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module_name)  # a top-level name: nothing runs
+    except (ImportError, ValueError):
+        return False
+    if spec is None or spec.origin is None:
+        return False
+    ours = Path(__file__).resolve().parent.parent / BUNDLED_MODULE
+    return Path(spec.origin).resolve().parent == ours
+
+
+def _check_module_name(module_name: str) -> None:
+    if not module_name or not all(
+        part.isidentifier() for part in module_name.split(".")
+    ):
+        raise TargetError(
+            f"--impl {module_name!r} is not a module name such as evaluator"
+        )
+
+
+def _folder_config(impl_path: str | os.PathLike[str]) -> dict[str, Any]:
+    raw = os.fspath(impl_path)
+    folder = Path(os.path.abspath(raw))
+    if not folder.exists():
+        raise TargetError(f"--impl-path {raw}: no such directory")
+    if not folder.is_dir():
+        raise TargetError(f"--impl-path {raw}: not a directory")
+    if not any((folder / f"{name}.py").is_file() for name in DAY7_MODULES):
+        raise TargetError(
+            f"--impl-path {raw}: holds none of {_MODULE_FILES};"
+            " point it at a course agent folder such as src/tiny_llm/agent"
+        )
+    return {"folder": str(folder)}
+
+
+def _remote_target(
+    config: dict[str, Any],
+    option: str,
+    label: str,
+    level: str | None,
+    seconds: float | None,
+) -> Target:
+    """A target whose code runs in a worker process (strategies.remote)."""
+    from strategies import remote
+
+    client = remote.Client(config, label)
+    if seconds is not None:
+        client.load_seconds = seconds
+    try:
+        first = client.start()
+    except remote.WorkerHung as hung:
+        folder = config.get("folder")
+        module = next(
+            (
+                os.path.basename(file)
+                for file, _, _ in reversed(hung.where)
+                if folder and file.startswith(os.path.join(folder, ""))
+            ),
+            None,
+        )
+        what = f"importing {module} failed:" if module else "importing it"
+        raise TargetError(
+            f"{option}: {what} did not finish within {client.load_seconds:g} s"
+            + ("" if module else " (a loop, or a read that blocks, at import time?)")
+        ) from None
+    except (remote.WorkerDied, remote.ProtocolError) as error:
+        raise TargetError(f"{option}: {error}") from None
+    if "load_error" in first:
+        raise TargetError(f"{option}: {first['load_error']}")
+    names: dict[str, object] = {
+        name: remote.RemoteName(client, name)
+        for name in REQUIRED_NAMES
+        if name in client.names
+    }
+    missing = tuple(name for name in REQUIRED_NAMES if name not in names)
+    for name in missing:
+        names[name] = _stand_in(name, label)
+    return Target(
+        label=label,
+        level=level if level is not None else "course",
+        bundled=False,
+        names=types.MappingProxyType({name: names[name] for name in REQUIRED_NAMES}),
+        missing=missing,
+        sources=(),
+        client=client,
     )
 
 

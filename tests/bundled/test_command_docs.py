@@ -38,7 +38,12 @@ SETTINGS = {
 def _every_kind_of_report() -> dict:
     verdicts = (
         LearnerVerdict(
-            "c/a", "pass", 1.0, "all hold", (("surface", "pass"), ("truth", "skip"))
+            "c/a",
+            "pass",
+            1.0,
+            "all hold",
+            (("surface", "pass"), ("truth", "skip")),
+            score={"percent": 100.0, "earned": 1.0, "possible": 1.0},
         ),
         LearnerVerdict(
             "c/b",
@@ -65,8 +70,9 @@ def test_the_schema_check_can_fail():
     report["learners"][0]["status"] = "passed"
     del report["learners"][1]["lessons"][0]["reproduce"]
     report["summary"]["pass"] = -1
+    del report["learners"][0]["score"]["earned"]
     found = report_problems(report)
-    assert len(found) == 3, found
+    assert len(found) == 4, found
 
 
 # --- the workflow -----------------------------------------------------------

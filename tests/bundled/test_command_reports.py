@@ -303,7 +303,17 @@ def verdicts(draw: st.DrawFn, path: str) -> LearnerVerdict:
             for n in names[:1]
         ),
         statements={n: f"{n} holds." for n in names},
+        score=draw(st.none() | _scores),
     )
+
+
+_scores = st.fixed_dictionaries(
+    {
+        "percent": st.floats(0, 100),
+        "earned": st.floats(0, 1e6),
+        "possible": st.floats(0, 1e6),
+    }
+)
 
 
 @st.composite
@@ -327,6 +337,31 @@ def test_a_report_reads_back_as_itself(report: ClassReport):
     """to_json then from_json is the identity on everything a report says."""
     again = ClassReport.from_json(json.loads(report.dumps()))
     assert again.to_json() == report.to_json()
+
+
+def test_a_score_may_be_absent_or_null_but_never_malformed():
+    learner = ClassReport(SETTINGS, (_failing_learner(),)).to_json()
+
+    def read(**changed) -> ClassReport:
+        data = {**learner, "learners": [{**learner["learners"][0], **changed}]}
+        data["learners"][0] = {
+            k: v for k, v in data["learners"][0].items() if v is not ...
+        }
+        return ClassReport.from_json(data)
+
+    assert read(score=...).learners[0].score is None  # a report from before scores
+    assert read(score=None).learners[0].score is None
+    score = {"percent": 62.5, "earned": 15.0, "possible": 24.0}
+    assert read(score=score).learners[0].score == score
+    for bad in (
+        "62.5",
+        {"percent": 62.5, "earned": 15.0},
+        {**score, "percent": 120.0},
+        {**score, "earned": -1.0},
+        {**score, "possible": True},
+    ):
+        with pytest.raises(SchemaError, match="score"):
+            read(score=bad)
 
 
 @given(reports(), st.integers(1, 5))

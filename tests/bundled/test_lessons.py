@@ -245,7 +245,7 @@ def test_lessons_pickle_with_every_field() -> None:
 
 def test_a_topic_must_be_one_of_the_known_ones() -> None:
     """An unknown topic is refused when the lesson is made."""
-    assert TOPICS == ("surface", "substrate", "hang", "memory", "day7")
+    assert TOPICS == ("surface", "substrate", "hang", "memory", "crash", "day7")
     with pytest.raises(ValueError, match="topic 'speed' is not one of"):
         fail(world="w", expected="e", observed="o", topic="speed")
 

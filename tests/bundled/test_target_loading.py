@@ -226,7 +226,8 @@ def test_a_course_folder_loads_without_running_its_init(tmp_path: Path) -> None:
     assert target.label == f"folder {folder}"
     assert (target.level, target.bundled, target.missing) == ("course", False, ())
     assert tuple(target.names) == REQUIRED_NAMES
-    assert issubclass(target.AgentError, ValueError)
+    assert target.remote  # its code runs in a worker, never here
+    assert target.describe("AgentError")["value_error"]
     run = target.AgentRun(True, "completed", "all done", ())
     case = target.EvaluationCase("done")
     report = call_target(
@@ -245,11 +246,13 @@ def test_the_loader_leaves_no_bytecode_in_the_folder(tmp_path: Path) -> None:
 
 
 def test_two_loads_of_one_folder_are_independent(tmp_path: Path) -> None:
-    """Each load is its own synthetic package: classes are not shared."""
+    """Each load is its own worker: nothing of one is shared with the other."""
     folder = make_course(tmp_path)
     first, second = load_target(impl_path=folder), load_target(impl_path=folder)
     assert first.EvaluationCase is not second.EvaluationCase
-    assert first.EvaluationCase.__module__ != second.EvaluationCase.__module__
+    assert first.client is not second.client
+    pids = {t.client.request({"op": "ping"}) for t in (first, second)}
+    assert len(pids) == 2
 
 
 def test_a_starter_returning_none_reads_as_a_lesson(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ from strategies import (
     materialise,
     played_worlds,
     real_runs,
+    remote_replace,
     report_view,
     shown_row,
     stopped,
@@ -169,7 +170,10 @@ def run_view(run, **changes):
     is not a dataclass."""
     __tracebackhide__ = True
     return call_target(
-        f"dataclasses.replace(run, {', '.join(changes)}=...)", replace, run, **changes
+        f"dataclasses.replace(run, {', '.join(changes)}=...)",
+        remote_replace,
+        run,
+        **changes,
     )
 
 

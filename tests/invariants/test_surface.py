@@ -7,7 +7,6 @@ that need it fail on their own with "X is not defined in <target>".
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 
 import pytest
@@ -98,8 +97,10 @@ CALLS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-def _defined(target: Target, name: str) -> object:
-    """The target's `name`, or a lesson saying it is not defined."""
+def _defined(target: Target, name: str) -> dict:
+    """What the target's `name` is (strategies.worker.describe_name: asked of
+    the worker where the target's code runs), or a lesson saying it is not
+    defined."""
     __tracebackhide__ = True
     if name in target.missing:
         raise InvariantFailure(
@@ -109,7 +110,7 @@ def _defined(target: Target, name: str) -> object:
             headline=f"{name} is not defined in {target.label}",
             hint=f"the course defines {name} in {HOME[name]}",
         )
-    return target.names[name]
+    return target.describe(name)
 
 
 @pytest.mark.invariant("surface")
@@ -133,16 +134,16 @@ def test_dataclass_shape(target: Target, name: str) -> None:
     varied with dataclasses.replace; values are frozen, while Workspace and
     ReceiptStore stay mutable so one instance's method can be replaced.
     """
-    cls = _defined(target, name)
+    info = _defined(target, name)
     world = f"{name} of {target.label}"
-    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+    if not (info["is_class"] and info.get("dataclass")):
         fail(
             world=world,
             expected=f"{name} to be a dataclass",
-            observed=f"{name} is {cls!r}, not a dataclass",
+            observed=f"{name} is {info['repr']}, not a dataclass",
             hint="keep the @dataclass decorator of the starter",
         )
-    fields = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    fields = tuple(info["init_fields"])
     if fields != FIELDS[name]:
         fail(
             world=world,
@@ -151,7 +152,7 @@ def test_dataclass_shape(target: Target, name: str) -> None:
             hint="keep the starter's field names and order; add private state"
             " with field(init=False)",
         )
-    frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    frozen = info["frozen"]
     should_freeze = name not in MUTABLE
     if frozen != should_freeze:
         fail(
@@ -161,19 +162,19 @@ def test_dataclass_shape(target: Target, name: str) -> None:
             hint="values are frozen; Workspace and ReceiptStore hold state and"
             " their methods are replaced per instance in tests",
         )
-    if not should_freeze and "__slots__" in vars(cls):
+    if not should_freeze and info["slots"] is not None:
         fail(
             world=world,
             expected=f"{name} without __slots__",
-            observed=f"{name} with __slots__ {vars(cls)['__slots__']!r}",
+            observed=f"{name} with __slots__ {info['slots']}",
             hint="a slotted instance cannot have one method replaced",
         )
 
 
-def _bases(cls: object) -> str:
-    if not isinstance(cls, type):
-        return f"{cls!r}, not a class"
-    return f"{cls.__name__}({', '.join(b.__name__ for b in cls.__bases__)})"
+def _bases(info: dict) -> str:
+    if not info["is_class"]:
+        return f"{info['repr']}, not a class"
+    return f"{info['name']}({', '.join(info['bases'])})"
 
 
 @pytest.mark.invariant("surface")
@@ -184,12 +185,12 @@ def test_agent_error_is_a_value_error(target: Target) -> None:
     checks. Why: an evaluator that catches AgentError must catch the boundary's
     refusals, and the course raises them as ValueError too.
     """
-    cls = _defined(target, "AgentError")
-    if not (isinstance(cls, type) and issubclass(cls, ValueError)):
+    info = _defined(target, "AgentError")
+    if not (info["is_class"] and info["value_error"]):
         fail(
             world=f"AgentError of {target.label}",
             expected="a subclass of ValueError",
-            observed=_bases(cls),
+            observed=_bases(info),
             hint="class AgentError(ValueError)",
         )
 
@@ -201,9 +202,9 @@ def test_report_has_passed_and_render(target: Target) -> None:
     Task: Day 7's report. Why: callers gate on `report.passed` and show
     `report.render()`; both are part of what a report is.
     """
-    cls = _defined(target, "EvaluationReport")
+    info = _defined(target, "EvaluationReport")
     for attribute, kind in (("passed", "a property"), ("render", "a method")):
-        if not hasattr(cls, attribute):
+        if not info["attributes"][attribute]:
             fail(
                 world=f"EvaluationReport of {target.label}",
                 expected=f"EvaluationReport to have {attribute}, {kind}",
@@ -223,18 +224,26 @@ def test_function_accepts_the_contract_call(target: Target, name: str) -> None:
     and the course call them positionally, with limits and on_event by
     keyword.
     """
-    function = _defined(target, name)
+    info = _defined(target, name)
     positional, keywords = CALLS[name]
     call = f"{name}({', '.join(positional + tuple(f'{k}=...' for k in keywords))})"
-    try:
-        signature = inspect.signature(function)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    if info["parameters"] is None:
         return  # a builtin or C function: nothing to inspect, calls will tell
+    signature = inspect.Signature(
+        [
+            inspect.Parameter(
+                parameter,
+                inspect._ParameterKind(kind),
+                default=None if has_default else inspect.Parameter.empty,
+            )
+            for parameter, kind, has_default in info["parameters"]
+        ]
+    )
     try:
         signature.bind(*positional, **{k: None for k in keywords})
     except TypeError as error:
         fail(
-            world=f"{name}{signature} of {target.label}",
+            world=f"{name}{info['signature']} of {target.label}",
             expected=f"to accept {call}",
             observed=f"TypeError: {error}",
             hint="keep the starter's parameters",

@@ -1,0 +1,753 @@
+"""The judge's half of the worker protocol: a target whose code runs elsewhere.
+
+A course folder, or a module named with `--impl`, is never imported into the
+judge: `strategies.target.load_target` starts a worker process
+(`strategies/worker.py`) that imports it, and hands the suite a `Target`
+whose names are `RemoteName`s. Calling one, or anything it returned, is a
+request to the worker; what comes back is data, or a `Remote` handle on an
+object that stays in the worker. The suite's code is the same for both
+kinds of target: it calls names, reads attributes and compares data.
+
+Bounds come from here, outside the learner's process. Every request is
+read with a deadline; a request that is interrupted (the call's deadline of
+strategies.bounds rang, the person pressed Ctrl-C) or outlives its bound
+ends the worker, whole, and the next request starts a new one. A worker
+that dies in a call is a `WorkerDied`; its handles are stale from then on.
+Replies are untrusted: one JSON line each, at most `MAX_LINE` bytes, every
+object tagged (see strategies/worker.py), never unpickled.
+
+`DAY7_WORKER` (JSON, set by the day7-verify command) says how to start the
+worker: a `prefix` (the sandbox's argv), a `uid` to run as, the `memory`
+limit, `nproc`, `fsize` and the `scratch` directory the worlds are built in.
+Without it the worker is a plain child process of the judge.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+import itertools
+import json
+import os
+import re
+import resource
+import select
+import signal
+import subprocess
+import sys
+import time
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Any
+
+from strategies import bounds
+
+__all__ = [
+    "MAX_LINE",
+    "REQUEST_SECONDS",
+    "Client",
+    "Raiser",
+    "Remote",
+    "RemoteError",
+    "RemoteName",
+    "WorkerDied",
+    "WorkerHung",
+    "force",
+    "give_to_worker",
+    "is_remote",
+    "remote_replace",
+]
+
+WORKER_FILE = Path(__file__).resolve().parent / "worker.py"
+MAX_LINE = 8 << 20
+#: The bound of a request made outside any deadline of strategies.bounds (a
+#: repr, an attribute read by the suite's own code): a correct target
+#: answers in microseconds.
+REQUEST_SECONDS = 30.0
+#: How long the worker may take to start and import the target.
+LOAD_SECONDS = 20.0
+_FRAME = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+) in (?P<function>.+)$')
+
+
+class RemoteError(Exception):
+    """An exception the target raised in the worker, rebuilt from its data.
+
+    Its class has the target's exception's name and derives from the
+    builtin exception that one derives from (so `except ValueError` still
+    catches a learner's `class CaseError(ValueError)`); a BaseException that
+    is not an Exception (SystemExit, KeyboardInterrupt) arrives as a plain
+    RemoteError of that name: in the judge it must not stop anything.
+    """
+
+    where: tuple[tuple[str, int, str], ...] = ()
+
+
+_ERROR_CLASSES: dict[tuple[str, str], type[RemoteError]] = {}
+
+
+def _error_class(name: str, builtin: str) -> type[RemoteError]:
+    key = (name, builtin)
+    made = _ERROR_CLASSES.get(key)
+    if made is None:
+        import builtins
+
+        base = getattr(builtins, builtin, Exception)
+        if not (isinstance(base, type) and issubclass(base, Exception)):
+            base = Exception
+        bases: tuple[type, ...] = (RemoteError,) if base is Exception else (RemoteError, base)
+        made = type(name if name.isidentifier() else "Error", bases, {"__module__": "remote"})
+        _ERROR_CLASSES[key] = made
+    return made
+
+
+def rebuilt(data: Any) -> RemoteError:
+    if not isinstance(data, dict):
+        return _error_class("ProtocolError", "Exception")("the worker sent a malformed error")
+    kind = _error_class(str(data.get("type", "Exception"))[:80], str(data.get("builtin", "")))
+    error = kind(str(data.get("message", ""))[:4000])
+    where = data.get("where")
+    if isinstance(where, list):
+        error.where = tuple(
+            (str(f[0]), int(f[1]), str(f[2]))
+            for f in where
+            if isinstance(f, list) and len(f) == 3 and isinstance(f[1], int)
+        )
+    return error
+
+
+class WorkerDied(Exception):
+    """The worker ended in the middle of a request (its exit status in the message)."""
+
+
+class WorkerHung(Exception):
+    """The worker did not answer within the request's own bound; it was ended."""
+
+    def __init__(self, message: str, where: tuple[tuple[str, int, str], ...]) -> None:
+        super().__init__(message)
+        self.where = where
+
+
+class ProtocolError(Exception):
+    """The worker answered with something the protocol does not allow."""
+
+
+@dataclass(frozen=True)
+class Raiser:
+    """A function made in the worker that raises the named error when called."""
+
+    name: str
+
+
+class _Dead:
+    pass
+
+
+class Client:
+    """One worker process at a time for one target, started again after a hang."""
+
+    def __init__(self, config: dict[str, Any], label: str) -> None:
+        self.config = config
+        self.label = label
+        self.settings = _settings()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.generation = 0
+        self.numbers = itertools.count(1)
+        self.callbacks: dict[int, Callable[..., Any]] = {}
+        self.callback_numbers = itertools.count(1)
+        self.released: list[int] = []
+        self.names: dict[str, bool] = {}
+        self.hang_read: int | None = None
+        self.starts = 0
+        self.load_seconds = LOAD_SECONDS
+
+    # --- the process ---------------------------------------------------------------
+
+    def start(self) -> dict[str, Any]:
+        """Start a worker; its first line (names, or why it cannot load)."""
+        self.stop()
+        self.generation += 1
+        self.starts += 1
+        self.callbacks.clear()
+        self.released.clear()
+        settings = self.settings
+        hang_read, hang_write = os.pipe()
+        os.set_blocking(hang_read, False)
+        argv = [
+            *settings.get("prefix", ()),
+            sys.executable,
+            "-I",
+            "-S",
+            "-B",
+            str(WORKER_FILE),
+        ]
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=None,
+                pass_fds=(hang_write,),
+                start_new_session=True,
+                preexec_fn=_preexec(settings),
+                cwd=settings.get("cwd") or None,
+                env=_environment(settings),
+            )
+        finally:
+            os.close(hang_write)
+        self.hang_read = hang_read
+        config = {
+            **self.config,
+            "hang_fd": hang_write,
+            "memory": settings.get("memory"),
+            "load_seconds": max(self.load_seconds - 0.2, 0.1),
+        }
+        self._write(config)
+        first = self._read(time.monotonic() + self.load_seconds + 5, "starting the worker")
+        if not isinstance(first, dict) or first.get("protocol") != 1:
+            raise ProtocolError("the worker's first line is not the protocol's")
+        if "load_error" not in first:
+            names = first.get("names")
+            if not isinstance(names, dict):
+                raise ProtocolError("the worker sent no names")
+            self.names = {str(k): bool(v) for k, v in names.items()}
+        return first
+
+    def stop(self) -> None:
+        """End the worker, every process it started in its session too."""
+        process, self.process = self.process, None
+        if self.hang_read is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.hang_read)
+            self.hang_read = None
+        if process is None:
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            process.kill()
+        for stream in (process.stdin, process.stdout):
+            with contextlib.suppress(OSError, ValueError):
+                if stream is not None:
+                    stream.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+
+    def ensure(self) -> None:
+        if self.process is None:
+            # Starting again is the judge's own work: the call that asked is
+            # not charged for it.
+            with bounds.suspended():
+                first = self.start()
+            if "load_error" in first:
+                raise WorkerDied(f"the target no longer loads: {first['load_error']}")
+
+    # --- the channel ---------------------------------------------------------------
+
+    def _write(self, message: dict[str, Any]) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode(
+            "utf-8", "surrogatepass"
+        )
+        try:
+            self.process.stdin.write(data)
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            self._died("writing to it")
+
+    def _read(self, due: float, what: str) -> Any:
+        assert self.process is not None and self.process.stdout is not None
+        stream = self.process.stdout
+        while True:
+            left = due - time.monotonic()
+            if left <= 0:
+                where = self.hang_where()
+                self.stop()
+                raise WorkerHung(f"{what} did not answer within its bound", where)
+            ready, _, _ = select.select([stream], [], [], left)
+            if ready:
+                break
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            self._died(what)
+        if len(line) > MAX_LINE or not line.endswith(b"\n"):
+            self.stop()
+            raise ProtocolError(f"the worker sent a line over {MAX_LINE} bytes")
+        try:
+            return json.loads(line.decode("utf-8", "surrogatepass"))
+        except ValueError:
+            self.stop()
+            raise ProtocolError("the worker sent a line that is not JSON") from None
+
+    def _died(self, what: str) -> None:
+        process = self.process
+        code = None
+        if process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = process.wait(timeout=2)
+        self.stop()
+        if code is not None and code < 0:
+            how = f"was killed by signal {-code} ({_signal_name(-code)})"
+        elif code is not None and code >= 128 + 1 and self.settings.get("prefix"):
+            how = f"was killed by signal {code - 128} ({_signal_name(code - 128)})"
+        elif code is not None:
+            how = f"exited with status {code}"
+        else:
+            how = "stopped answering"
+        raise WorkerDied(f"the process running the target {how} while {what}")
+
+    def hang_where(self) -> tuple[tuple[str, int, str], ...]:
+        """The worker's stack as faulthandler wrote it when its time ran out."""
+        if self.hang_read is None:
+            return ()
+        chunks = []
+        with contextlib.suppress(OSError):
+            while len(chunks) < 16 and (chunk := os.read(self.hang_read, 1 << 16)):
+                chunks.append(chunk)
+        text = b"".join(chunks).decode("utf-8", "replace")
+        frames = []
+        for line in text.splitlines():
+            if line.startswith("Thread") and frames:
+                break  # the first thread is the one that was running
+            match = _FRAME.match(line)
+            if match:
+                frames.append((match["file"], int(match["line"]), match["function"]))
+        return tuple(frames)
+
+    def request(self, message: dict[str, Any], what: str = "a request") -> Any:
+        """One request, answered; callbacks the worker makes meanwhile are served."""
+        self.ensure()
+        number = next(self.numbers)
+        message["id"] = number
+        if self.released:
+            message["release"], self.released = self.released[:1000], self.released[1000:]
+        left = bounds.remaining()
+        if left is not None:
+            # The worker writes its stack just before the judge's deadline
+            # rings, so a hang lesson can say where the target was.
+            message["dump"] = max(left - 0.05, 0.01)
+        due = time.monotonic() + (
+            REQUEST_SECONDS if left is None else min(left + 2.0, REQUEST_SECONDS)
+        )
+        generation = self.generation
+        try:
+            self._write(message)
+            while True:
+                reply = self._read(due, what)
+                if not isinstance(reply, dict):
+                    raise ProtocolError("the worker sent a reply that is not an object")
+                if "cb" in reply:
+                    self._serve_callback(reply)
+                    continue
+                if reply.get("id") != number:
+                    raise ProtocolError("the worker answered another request")
+                break
+        except bounds.Expired as expired:
+            where = self.hang_where()
+            if where:
+                expired.where = where
+            self.stop()
+            raise
+        except (WorkerDied, WorkerHung, ProtocolError):
+            raise
+        except BaseException:
+            # Interrupted mid-request (Ctrl-C): what the worker does now is unknown.
+            self.stop()
+            raise
+        if reply.get("fatal"):
+            self.stop()
+        if "raised" in reply:
+            raise rebuilt(reply["raised"])
+        return self.decode(reply.get("ok"), generation)
+
+    def _serve_callback(self, message: dict[str, Any]) -> None:
+        ask = message.get("cb")
+        fn = self.callbacks.get(message.get("fn"))  # type: ignore[arg-type]
+        answer: dict[str, Any] = {"cb": ask}
+        try:
+            if fn is None:
+                raise ProtocolError("the worker called back a function it was never given")
+            args = self.decode(message.get("args", []), self.generation)
+            kwargs = self.decode(message.get("kwargs", {"$d": []}), self.generation)
+            if not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise ProtocolError("a callback's arguments are malformed")
+            answer["ok"] = self.encode(fn(*args, **{str(k): v for k, v in kwargs.items()}))
+        except Exception as error:  # the judge's callback raised: the target sees it
+            answer["raised"] = {
+                "type": type(error).__name__,
+                "builtin": _builtin_of(error),
+                "message": str(error)[:4000],
+            }
+        self._write(answer)
+
+    # --- values ----------------------------------------------------------------------
+
+    def encode(self, value: Any, depth: int = 0) -> Any:
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        if depth > 40:
+            raise TypeError("a value nested too deep to send to the worker")
+        if isinstance(value, Remote):
+            if value._generation != self.generation:
+                raise WorkerDied("an object of a worker that has since been ended")
+            return {"$h": value._number}
+        if isinstance(value, RemoteName):
+            return {"$n": value._name}
+        if isinstance(value, Raiser):
+            return {"$raiser": value.name}
+        if isinstance(value, tuple):
+            return {"$t": [self.encode(item, depth + 1) for item in value]}
+        if isinstance(value, list):
+            return [self.encode(item, depth + 1) for item in value]
+        if isinstance(value, dict):
+            return {
+                "$d": [
+                    [self.encode(k, depth + 1), self.encode(v, depth + 1)]
+                    for k, v in value.items()
+                ]
+            }
+        if isinstance(value, (bytes, bytearray)):
+            return {"$b": base64.b64encode(bytes(value)).decode("ascii")}
+        if isinstance(value, PurePath):
+            return {"$p": os.fspath(value)}
+        if isinstance(value, frozenset):
+            return {"$fs": [self.encode(item, depth + 1) for item in value]}
+        if isinstance(value, set):
+            return {"$set": [self.encode(item, depth + 1) for item in value]}
+        if isinstance(value, types.SimpleNamespace):
+            return {"$ns": self.encode(vars(value), depth + 1)}
+        if callable(value):
+            number = next(self.callback_numbers)
+            self.callbacks[number] = value
+            return {"$cb": number}
+        # A value the target is only to hold or refuse (object(), a stranger):
+        # the worker makes a stand-in of the same type name.
+        return {"$opaque": type(value).__name__}
+
+    def decode(self, value: Any, generation: int) -> Any:
+        if isinstance(value, list):
+            return [self.decode(item, generation) for item in value]
+        if not isinstance(value, dict):
+            if value is None or isinstance(value, (bool, int, float, str)):
+                return value
+            raise ProtocolError("the worker sent a value of no known kind")
+        if "$h" in value and isinstance(value["$h"], int):
+            return Remote(self, value["$h"], generation, str(value.get("type", ""))[:80])
+        if "$t" in value and isinstance(value["$t"], list):
+            return tuple(self.decode(item, generation) for item in value["$t"])
+        if "$d" in value and isinstance(value["$d"], list):
+            pairs = {}
+            for pair in value["$d"]:
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    raise ProtocolError("the worker sent a malformed dict")
+                key = self.decode(pair[0], generation)
+                try:
+                    pairs[key] = self.decode(pair[1], generation)
+                except TypeError:
+                    raise ProtocolError("the worker sent an unhashable key") from None
+            return pairs
+        if "$b" in value and isinstance(value["$b"], str):
+            return base64.b64decode(value["$b"])
+        if "$p" in value and isinstance(value["$p"], str):
+            return Path(value["$p"])
+        if "$fs" in value and isinstance(value["$fs"], list):
+            return frozenset(self._hashable(value["$fs"], generation))
+        if "$set" in value and isinstance(value["$set"], list):
+            return set(self._hashable(value["$set"], generation))
+        raise ProtocolError("the worker sent an untagged object")
+
+    def _hashable(self, items: list[Any], generation: int) -> list[Any]:
+        decoded = [self.decode(item, generation) for item in items]
+        for item in decoded:
+            try:
+                hash(item)
+            except TypeError:
+                raise ProtocolError("the worker sent an unhashable set item") from None
+        return decoded
+
+    def release(self, number: int, generation: int) -> None:
+        if generation == self.generation and self.process is not None:
+            self.released.append(number)
+
+
+def _builtin_of(error: BaseException) -> str:
+    for klass in type(error).__mro__:
+        if klass.__module__ == "builtins":
+            return klass.__name__
+    return "Exception"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown"
+
+
+def give_to_worker(path: Path) -> None:
+    """Make the worker's uid the owner of `path` and all under it, where the
+    worker runs as another user than the judge (DAY7_WORKER's `owner`): the
+    target writes its logs and edits its files in the trees the judge built."""
+    owner = _settings().get("owner")
+    if owner is None or not os.path.lexists(path):
+        return
+    # Its ancestors inside the worlds' directory too: a test's own fresh
+    # directory (mode 0700) must be passable.
+    worlds = os.environ.get("DAY7_SCRATCH")
+    if worlds:
+        top = Path(worlds).resolve()
+        for parent in Path(path).resolve().parents:
+            if parent == top or top not in parent.parents:
+                break
+            os.chown(parent, owner, owner, follow_symlinks=False)
+    os.chown(path, owner, owner, follow_symlinks=False)
+    for folder, folders, files in os.walk(path):
+        for name in folders + files:
+            with contextlib.suppress(OSError):
+                os.chown(os.path.join(folder, name), owner, owner, follow_symlinks=False)
+
+
+@functools.cache
+def _settings() -> dict[str, Any]:
+    said = os.environ.get("DAY7_WORKER")
+    if not said:
+        return {}
+    try:
+        settings = json.loads(said)
+    except ValueError:
+        raise ValueError("DAY7_WORKER is not JSON") from None
+    if not isinstance(settings, dict):
+        raise ValueError("DAY7_WORKER is not a JSON object")
+    return settings
+
+
+def _environment(settings: dict[str, Any]) -> dict[str, str]:
+    # The target sees the environment the judge was given (the command gives
+    # its child a minimal one), never how its own worker is started.
+    env = {key: value for key, value in os.environ.items() if key != "DAY7_WORKER"}
+    env.update(settings.get("env", {}))
+    return env
+
+
+def _preexec(settings: dict[str, Any]) -> Callable[[], None]:
+    fsize = settings.get("fsize")
+    nproc = settings.get("nproc")
+    cpu = settings.get("cpu")
+    uid = settings.get("uid")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if fsize:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if cpu:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+        if nproc:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        if uid is not None:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+
+    return limit
+
+
+# --- the proxies -----------------------------------------------------------------------
+
+
+class RemoteName:
+    """A Day 7 name of a remote target: calling it builds an object in the worker."""
+
+    __slots__ = ("_client", "_name")
+
+    def __init__(self, client: Client, name: str) -> None:
+        object.__setattr__(self, "_client", client)
+        object.__setattr__(self, "_name", name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        client = self._client
+        client.ensure()
+        return client.request(
+            {
+                "op": "call",
+                "fn": {"$n": self._name},
+                "args": client.encode(list(args)),
+                "kwargs": client.encode(kwargs),
+            },
+            f"{self._name}(...)",
+        )
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(attribute)
+        return self._client.request(
+            {"op": "getattr", "obj": {"$n": self._name}, "name": attribute},
+            f"{self._name}.{attribute}",
+        )
+
+    def __repr__(self) -> str:
+        return f"<{self._name} of {self._client.label}>"
+
+
+class Remote:
+    """An object that lives in the worker; what the suite does with it is a request."""
+
+    __slots__ = ("__weakref__", "_client", "_generation", "_number", "_type")
+
+    def __init__(self, client: Client, number: int, generation: int, kind: str) -> None:
+        object.__setattr__(self, "_client", client)
+        object.__setattr__(self, "_number", number)
+        object.__setattr__(self, "_generation", generation)
+        object.__setattr__(self, "_type", kind)
+
+    def _ref(self) -> dict[str, Any]:
+        return self._client.encode(self)  # type: ignore[no-any-return]
+
+    def _special(self, name: str, *args: Any, what: str = "") -> Any:
+        client = self._client
+        return client.request(
+            {"op": "special", "obj": self._ref(), "name": name, "args": client.encode(list(args))},
+            what or f"{name} of a {self._type}",
+        )
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(attribute)
+        return self._client.request(
+            {"op": "getattr", "obj": self._ref(), "name": attribute},
+            f"reading .{attribute} of a {self._type}",
+        )
+
+    def __setattr__(self, attribute: str, value: Any) -> None:
+        client = self._client
+        client.request(
+            {"op": "setattr", "obj": self._ref(), "name": attribute, "value": client.encode(value)},
+            f"setting .{attribute} of a {self._type}",
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        client = self._client
+        return client.request(
+            {
+                "op": "call",
+                "fn": self._ref(),
+                "args": client.encode(list(args)),
+                "kwargs": client.encode(kwargs),
+            },
+            f"calling a {self._type}",
+        )
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._special("__iter__"))
+
+    def __len__(self) -> int:
+        return int(self._special("__len__"))
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._special("__getitem__", key)
+
+    def __contains__(self, item: Any) -> bool:
+        return bool(self._special("__contains__", item))
+
+    def __bool__(self) -> bool:
+        try:
+            return bool(self._special("__bool__"))
+        except AttributeError:
+            try:
+                return bool(self._special("__len__"))
+            except AttributeError:
+                return True
+
+    def __str__(self) -> str:
+        return str(self._special("__str__"))
+
+    def __repr__(self) -> str:
+        try:
+            return str(self._special("repr"))
+        except Exception:
+            return f"<remote {self._type}>"
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or (
+            isinstance(other, Remote)
+            and other._client is self._client
+            and other._number == self._number
+            and other._generation == self._generation
+        )
+
+    def __hash__(self) -> int:
+        return hash((id(self._client), self._generation, self._number))
+
+    def __del__(self) -> None:
+        try:
+            self._client.release(self._number, self._generation)
+        except Exception:
+            pass
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(f"<remote {self._type}>")
+
+
+def is_remote(value: object) -> bool:
+    return isinstance(value, (Remote, RemoteName))
+
+
+def force(instance: Any, **values: Any) -> Any:
+    """Set fields of a (frozen) dataclass instance past its validation, wherever it lives."""
+    if isinstance(instance, Remote):
+        client = instance._client
+        for name, value in values.items():
+            client.request(
+                {
+                    "op": "setattr",
+                    "obj": instance._ref(),
+                    "name": name,
+                    "value": client.encode(value),
+                    "force": True,
+                },
+                f"setting .{name}",
+            )
+        return instance
+    for name, value in values.items():
+        object.__setattr__(instance, name, value)
+    return instance
+
+
+def remote_replace(instance: Any, **changes: Any) -> Any:
+    """`dataclasses.replace(instance, **changes)`, done where `instance` lives."""
+    if isinstance(instance, Remote):
+        client = instance._client
+        return client.request(
+            {"op": "replace", "obj": instance._ref(), "changes": client.encode(changes)},
+            "dataclasses.replace",
+        )
+    import dataclasses
+
+    return dataclasses.replace(instance, **changes)
+
+
+def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str], ...]]:
+    """The report's shape problem (or None) and its rows, in one request."""
+    client = report._client
+    said = client.request({"op": "report", "obj": report._ref()}, "reading the report")
+    if not isinstance(said, dict):
+        raise ProtocolError("the worker's report view is not an object")
+    problem = said.get("problem")
+    if problem is not None:
+        return str(problem), ()
+    rows = said.get("rows")
+    if not isinstance(rows, list):
+        raise ProtocolError("the worker's report view has no rows")
+    checked = []
+    for row in rows:
+        if not (
+            isinstance(row, list)
+            and len(row) == 3
+            and isinstance(row[0], str)
+            and isinstance(row[1], bool)
+            and isinstance(row[2], str)
+        ):
+            raise ProtocolError("the worker's report rows are malformed")
+        checked.append((row[0], row[1], row[2]))
+    return None, tuple(checked)
