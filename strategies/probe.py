@@ -36,17 +36,18 @@ __all__ = ["GROUPS", "PROBES", "Probe", "group_of", "probe_target"]
 
 #: The check groups, in the contract's order.
 GROUPS: tuple[str, ...] = ("final", "files", "results", "receipts")
+# The contract names a group's checks `file:<path>`, `result:<tool>`,
+# `receipt:<call id>` (the final check is `final`).
+_PREFIXES = (("files", "file:"), ("results", "result:"), ("receipts", "receipt:"))
 
 
 def group_of(check_name: str) -> str | None:
     """The group a check belongs to by its contract name; None for another name."""
     if check_name == "final":
         return "final"
-    for group, prefix in (("files", "file:"), ("results", "result:")):
+    for group, prefix in _PREFIXES:
         if check_name.startswith(prefix):
             return group
-    if check_name.startswith("receipt:"):
-        return "receipts"
     return None
 
 
