@@ -2,12 +2,16 @@
 
 Gradescope runs an autograder once per submission, so this form holds
 exactly one learner (the command refuses `--gradescope` with more). Each
-invariant judged at the level is a test worth one point: `passed` with its
-statement, or `failed` with its lessons as text. The score is the number that
-hold. A learner that could not be judged to the end (timeout, crash, out of
-memory, load error) scores 0: whatever its child said about the invariants
-it reached is not trusted for points. The full verdict is in `output`, and
-the day7-verify status in `extra_data`.
+invariant judged at the level is a test whose `max_score` is its weight and
+whose `score` its credit in the score model (docs/score.md): `passed` when it
+holds, with its statement (and, where it holds only over some of the check
+groups it protects, which), `failed` with its lessons as text. The top-level
+`score` is the sum of the tests' scores, the learner's `earned` points; the
+assignment's points are the `possible` ones (the verdict line says both).
+A learner that timed out or crashed keeps the credit of what it proved
+before it stopped; without the probe (which runs after the last test) that
+is only the invariants that protect no check group. The full verdict is in
+`output`, and the day7-verify status and score in `extra_data`.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from day7_verify._report import SCHEMA, LearnerVerdict, lesson_text
+from day7_verify._score import GROUPS, UNKNOWN, WEIGHTS, scored
 
 __all__ = ["gradescope_results"]
 
@@ -24,31 +29,37 @@ def gradescope_results(
     learner: LearnerVerdict, summary_text: str, isolation: str = "process"
 ) -> dict[str, Any]:
     """Gradescope's results.json for one learner, its verdict in words beside."""
+    if learner.score is None:
+        learner = scored(learner)  # a verdict from before scores: score it here
     judged_to_end = learner.status in ("pass", "fail")
     lessons: dict[str, list[Mapping[str, Any]]] = {}
     for lesson in learner.lessons:
         lessons.setdefault(str(lesson.get("invariant", "")), []).append(lesson)
+    credits = {name: (earned, weight) for name, earned, weight in learner.credits}
     tests: list[dict[str, Any]] = []
     for number, (name, status) in enumerate(learner.invariants, start=1):
         if status == "skip":
             continue
-        passed = judged_to_end and status == "pass"
+        earned, weight = credits.get(name, (0.0, 0.0))
+        passed = status == "pass"
         if passed:
             output = learner.statements.get(name, "")
+            if earned < weight:
+                output = f"{output}\n\n{_partial(name, earned, weight, learner)}"
         else:
             output = "\n\n".join(
                 lesson_text(lesson) for lesson in lessons.get(name, ())
             )
-            if not judged_to_end:
-                output = f"not judged to the end: {learner.detail}\n\n{output}".rstrip()
+        if not judged_to_end:
+            output = f"not judged to the end: {learner.detail}\n\n{output}".rstrip()
         tests.append(
             {
                 "name": name,
                 "number": str(number),
-                "score": 1.0 if passed else 0.0,
-                "max_score": 1.0,
+                "score": earned,
+                "max_score": weight,
                 "status": "passed" if passed else "failed",
-                "output": output or status,
+                "output": output.strip() or status,
                 "visibility": "visible",
             }
         )
@@ -64,7 +75,8 @@ def gradescope_results(
             }
         )
     return {
-        "score": float(sum(test["score"] for test in tests)),
+        # The tests' points, summed: what Gradescope shows as the score.
+        "score": round(sum(test["score"] for test in tests), 4),
         "execution_time": int(round(learner.seconds)),
         "output": summary_text,
         "output_format": "text",
@@ -77,6 +89,27 @@ def gradescope_results(
                 "schema": SCHEMA,
                 "status": learner.status,
                 "isolation": isolation,
+                "score": dict(learner.score or {}),
+                "checks_made": (
+                    None if learner.checks_made is None else list(learner.checks_made)
+                ),
             }
         },
     }
+
+
+def _partial(name: str, earned: float, weight: float, learner: LearnerVerdict) -> str:
+    """Why an invariant that holds earns less than its weight."""
+    protects = WEIGHTS.get(name, UNKNOWN).protects
+    if learner.checks_made is None:
+        return (
+            f"credit {earned:g} of {weight:g}: the probe of which checks the"
+            " evaluator makes did not run, so a hold over checks it may not"
+            " make earns nothing (docs/score.md)"
+        )
+    missing = [g for g in GROUPS if g in protects and g not in learner.checks_made]
+    return (
+        f"credit {earned:g} of {weight:g}: it holds, but the evaluator makes no"
+        f" working {', '.join(missing)} check, and for those it holds for free"
+        " (docs/score.md)"
+    )

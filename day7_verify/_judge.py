@@ -37,6 +37,7 @@ from day7_verify._discover import Learner
 from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
 from day7_verify._sandbox import ISOLATIONS, give_to_nobody, worker_settings, wrap
+from day7_verify._score import scored
 from day7_verify._supervise import Finished, run_bounded
 from day7_verify._verdict import Limits, at_level, classify, counted
 from strategies.target import DAY7_MODULES, LEVELS
@@ -143,12 +144,15 @@ def judge(
     """Judge one learner in its own child; never raises for anything the learner did.
 
     Its verdict lists exactly the level's invariants, whatever its run reached,
-    and it passes only when every one of them holds.
+    and it passes only when every one of them holds; its score is made from
+    that list (docs/score.md).
     """
     judged = _judge(learner, settings, manifest, workroot)
     return replace(
         judged,
-        verdict=counted(at_level(judged.verdict, settings.level), settings.level),
+        verdict=scored(
+            counted(at_level(judged.verdict, settings.level), settings.level)
+        ),
     )
 
 

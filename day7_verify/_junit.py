@@ -69,6 +69,15 @@ def _suite(learner: LearnerVerdict, classname: str, isolation: str) -> ET.Elemen
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="path", value=_clean(learner.path))
     ET.SubElement(properties, "property", name="isolation", value=isolation)
+    if learner.score is not None:
+        # The score (docs/score.md): the percent, and the points behind it.
+        for key in ("percent", "earned", "possible"):
+            ET.SubElement(
+                properties,
+                "property",
+                name="score" if key == "percent" else f"score.{key}",
+                value=f"{learner.score[key]:g}",
+            )
     failures = errors = skipped = 0
     cases: list[ET.Element] = []
     if learner.status == "error":

@@ -154,8 +154,13 @@ class LearnerVerdict:
     running: Mapping[str, str] | None = None
     output_tail: str | None = None
     baseline: Mapping[str, Any] | None = None
-    # Made by the score model, not here: None until a score is computed.
+    # The score (day7_verify/_score.py, docs/score.md): the check groups the
+    # suite's probe saw made (None: the probe did not run), the score as
+    # {"percent", "earned", "possible"} (None: not scored, as in a report
+    # written before scores), and each invariant's (name, credit, weight).
+    checks_made: tuple[str, ...] | None = None
     score: Mapping[str, float] | None = None
+    credits: tuple[tuple[str, float, float], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.path:
@@ -209,6 +214,13 @@ class LearnerVerdict:
             data["baseline"] = dict(self.baseline)
         if self.score is not None:
             data["score"] = dict(self.score)
+            data["credits"] = {
+                name: {"credit": earned, "weight": weight}
+                for name, earned, weight in self.credits
+            }
+            data["checks_made"] = (
+                None if self.checks_made is None else list(self.checks_made)
+            )
         return data
 
     @classmethod
@@ -236,10 +248,7 @@ class LearnerVerdict:
         running = data.get("running")
         tail = data.get("output_tail")
         baseline = data.get("baseline")
-        score = data.get("score")
-        # Absent (a report from before scores) and null both mean "not computed".
-        if score is not None and not isinstance(score, dict):
-            raise SchemaError(f'{where}: "score" is neither null nor an object')
+        score, credits, made = _score_of(data, where)
         try:
             return cls(
                 path=path,
@@ -252,10 +261,59 @@ class LearnerVerdict:
                 running=running if isinstance(running, dict) else None,
                 output_tail=tail if isinstance(tail, str) else None,
                 baseline=baseline if isinstance(baseline, dict) else None,
+                checks_made=made,
                 score=score,
+                credits=credits,
             )
         except ValueError as error:
             raise SchemaError(f"{where}: {error}") from None
+
+
+def _is_number(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    )
+
+
+def _score_of(
+    data: Mapping[str, Any], where: str
+) -> tuple[
+    dict[str, float] | None,
+    tuple[tuple[str, float, float], ...],
+    tuple[str, ...] | None,
+]:
+    """A learner's score, credits and groups made, from JSON; all optional
+    (a report written before scores has none)."""
+    score = data.get("score")
+    if score is None:
+        return None, (), None
+    if not isinstance(score, dict) or not all(
+        _is_number(score.get(key)) for key in SCORE_FIELDS
+    ):
+        raise SchemaError(f'{where}: "score" is not {{{", ".join(SCORE_FIELDS)}}}')
+    credits = data.get("credits", {})
+    if not isinstance(credits, dict) or not all(
+        isinstance(item, dict)
+        and _is_number(item.get("credit"))
+        and _is_number(item.get("weight"))
+        for item in credits.values()
+    ):
+        raise SchemaError(f'{where}: "credits" is not an object of credit and weight')
+    made = data.get("checks_made")
+    if made is not None and not (
+        isinstance(made, list) and all(isinstance(g, str) for g in made)
+    ):
+        raise SchemaError(f'{where}: "checks_made" is not a list of strings or null')
+    return (
+        dict(score),  # score_problem judges it, in the verdict
+        tuple(
+            (name, float(item["credit"]), float(item["weight"]))
+            for name, item in credits.items()
+        ),
+        None if made is None else tuple(made),
+    )
 
 
 @dataclass(frozen=True)

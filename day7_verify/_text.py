@@ -30,6 +30,7 @@ __all__ = [
     "learner_lines",
     "ordered_lessons",
     "runnable",
+    "score_words",
     "verdict_line",
 ]
 
@@ -198,11 +199,27 @@ def learner_lines(
 
 
 def verdict_line(verdict: LearnerVerdict) -> str:
-    """The one line that says a learner's status, where, why and how long."""
+    """The one line that says a learner's status, where, why, its score and how long."""
     return (
         f"day7-verify: {_status_word(verdict.status)}  {verdict.path}:"
-        f" {verdict.detail} ({verdict.seconds:.1f} s)"
+        f" {verdict.detail}{score_words(verdict)} ({verdict.seconds:.1f} s)"
     )
+
+
+def score_words(verdict: LearnerVerdict) -> str:
+    """`; score P% (E of W points)`, or nothing for a verdict without a score."""
+    if verdict.score is None:
+        return ""
+    return (
+        f"; score {verdict.score['percent']:.1f}%"
+        f" ({_points(verdict.score['earned'])} of"
+        f" {_points(verdict.score['possible'])} points)"
+    )
+
+
+def _points(value: float) -> str:
+    """A number of points as short as it is exact (12, 12.5, 12.25)."""
+    return f"{value:.4f}".rstrip("0").rstrip(".")
 
 
 def _invariant_rows(verdict: LearnerVerdict, level: str) -> list[str]:
@@ -299,7 +316,7 @@ def _grouped(marks: Sequence[str]) -> str:
 
 
 def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
-    """The class's table: learner x invariant, status and seconds, and a legend."""
+    """The class's table: learner x invariant, status, seconds, score, and a legend."""
     names = report.invariant_names()
     learners = report.learners
     passed = sum(learner.passed for learner in learners)
@@ -314,6 +331,8 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
         "",
     ]
     with_baseline = any(learner.baseline is not None for learner in learners)
+    # A report written before scores has none: no column then.
+    with_score = any(learner.score is not None for learner in learners)
     prefix, short = short_names([learner.path for learner in learners])
     if prefix:
         lines.insert(1, f"learners under {prefix}/")
@@ -321,6 +340,8 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
     change_width = 14 if with_baseline else 0
     numbers = [str(index + 1) for index in range(len(names))]
     header = f"{'learner':<{width}}  {'status':<13} {'seconds':>7}  "
+    if with_score:
+        header += f"{'score':>6}  "
     if with_baseline:
         header += f"{'change':<{change_width}}  "
     if any(len(number) > 1 for number in numbers):
@@ -332,6 +353,9 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
             f"{_ellipsised(short[learner.path], width):<{width}}  {learner.status:<13}"
             f" {learner.seconds:>7.1f}  "
         )
+        if with_score:
+            percent = "" if learner.score is None else f"{learner.score['percent']:.1f}"
+            row += f"{percent:>6}  "
         if with_baseline:
             change = (learner.baseline or {}).get("change", "")
             row += f"{change:<{change_width}}  "

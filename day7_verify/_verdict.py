@@ -24,6 +24,7 @@ from typing import Any
 
 from day7_verify._evidence import Progress
 from day7_verify._report import LearnerVerdict, lesson
+from day7_verify._score import GROUPS, made_groups
 from day7_verify._supervise import Finished
 from strategies.ordering import invariants_at, rank
 
@@ -83,7 +84,12 @@ def classify(
     seconds: float,
 ) -> LearnerVerdict:
     """One learner's verdict from everything known about its child."""
-    base: dict[str, Any] = {"path": path, "seconds": seconds}
+    base: dict[str, Any] = {
+        "path": path,
+        "seconds": seconds,
+        # Whatever happened next, the groups the probe saw made (if it ran).
+        "checks_made": _checks_made(result),
+    }
     tail = output_tail(finished.output)
     if result is not None and result.get("load_error"):
         return LearnerVerdict(
@@ -120,6 +126,12 @@ def classify(
     if result is None or not complete:
         return _crashed(result, untrusted, finished, progress, tail, base)
     return _judged(result, base)
+
+
+def _checks_made(result: Mapping[str, Any] | None) -> tuple[str, ...] | None:
+    summary = (result or {}).get("summary")
+    made = made_groups(summary.get("probe") if isinstance(summary, dict) else None)
+    return None if made is None else tuple(g for g in GROUPS if g in made)
 
 
 def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:

@@ -18,9 +18,11 @@
   first (stable within an invariant).
 - At the end, a summary in the evaluator's own voice: one line per invariant,
   then, for each broken one, its minimal counterexample as a lesson;
-  `--verification-json PATH` writes the same as JSON. The verdict is PASS
-  only when every selected test ran to its end and nothing stopped the run;
-  otherwise INCOMPLETE, whatever held so far.
+  `--verification-json PATH` writes the same as JSON, with the score's
+  probe (which check groups the target makes, strategies/probe.py; run
+  after the last test). The verdict is PASS only when every selected test
+  ran to its end and nothing stopped the run; otherwise INCOMPLETE,
+  whatever held so far.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from strategies.bounds import (
 )
 from strategies.lessons import CallAborted, InvariantFailure, timed_out
 from strategies.ordering import rank
+from strategies.probe import probe_target
 from strategies.profiles import PROFILES, choose_profile, register_profiles
 from strategies.target import LEVELS, Target, TargetError, load_target
 
@@ -483,6 +486,9 @@ class Outcomes:
     # Interrupted (Ctrl-C, pytest.exit, an internal error): never complete,
     # even if the last test had just ended.
     interrupted: bool = False
+    # Which check groups the target makes (strategies/probe.py), measured at
+    # the end of a run whose summary is written; None: not measured.
+    probe: dict[str, Any] | None = None
 
     def expect(
         self, nodeid: str, index: int, invariant: str | None, statement: str
@@ -611,6 +617,7 @@ class Outcomes:
                 for i in invariants
             ],
             "lessons": [lesson for i in invariants for lesson in i.lessons],
+            "probe": self.probe,
         }
 
 
@@ -623,7 +630,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     path = config.getoption("--verification-json")
     if path is None or config.option.collectonly:
         return
-    summary = config.stash[_OUTCOMES].summary(config.stash.get(_TARGET, None))
+    outcomes = config.stash[_OUTCOMES]
+    target = config.stash.get(_TARGET, None)
+    if target is not None and outcomes.invariants and not outcomes.interrupted:
+        # After every test, so a crash or a hang is still told by the test
+        # that met it; only for the summary, the one reader of the probe
+        # (the score, docs/score.md). An interrupted run is left alone.
+        outcomes.probe = probe_target(target)
+    summary = outcomes.summary(target)
     if summary is None:
         summary = {
             "verification": "NONE",

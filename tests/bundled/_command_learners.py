@@ -3,7 +3,8 @@
 A learner folder here is a copy of the bundled `evaluator/` package (its
 modules load through --impl-path like a course folder's) with one piece of
 code planted at the top of `evaluate_run`, or at the top of `evaluation.py`
-for the ways a folder fails to load. No course code is copied.
+for the ways a folder fails to load, or one bug of the planted catalogue
+(`bug:<name>`, planted/bugs.py). No course code is copied.
 """
 
 from __future__ import annotations
@@ -32,6 +33,20 @@ IN_EVALUATE_RUN: dict[str, str] = {
     "eats-memory": "    hog = [bytearray(1 << 20) for _ in range(1 << 16)]\n",
     "prints-for-ever": "    while True:\n        print('spam, spam, eggs and spam')\n",
     "kills-itself": "    import os, signal\n    os.kill(os.getpid(), signal.SIGSEGV)\n",
+    # Validation, the final check and render, and nothing else: no file,
+    # result or receipt check (issue 16's evaluator that "does nothing", which
+    # holds read-only, determinism and the like for checks it never makes).
+    "final-only": (
+        "    if not (\n"
+        "        isinstance(run, AgentRun)\n"
+        "        and isinstance(workspace, Workspace)\n"
+        "        and isinstance(receipts, ReceiptStore)\n"
+        "        and isinstance(case, EvaluationCase)\n"
+        "    ):\n"
+        "        _reject_arguments(run, workspace, receipts, case)\n"
+        "    _validate_case(case)\n"
+        "    return EvaluationReport((_final_check(run, case),))\n"
+    ),
     # The working directory, as a learner's code finds it: a checkout's root.
     "rewrites-cwd": (
         "    import pathlib\n"
@@ -77,6 +92,20 @@ AFTER_FUTURE: dict[str, str] = {
 
 _FUTURE = "from __future__ import annotations\n"
 
+#: A plant named `bug:<name>` is that bug of the planted catalogue
+#: (planted/bugs.py): one plausible learner mistake, one substitution.
+BUG = "bug:"
+
+
+def _planted_bug(folder: Path, name: str) -> None:
+    from planted.bugs import BUGS, plant
+
+    (bug,) = [bug for bug in BUGS if bug.name == name] or [None]
+    if bug is None:
+        raise KeyError(f"no planted bug named {name}")
+    module = folder / bug.module
+    module.write_text(plant(bug, module.read_text(encoding="utf-8")), encoding="utf-8")
+
 
 def learner_folder(parent: Path, name: str, *plants: str) -> Path:
     """A copy of the bundled evaluator at parent/name, with `plants` planted."""
@@ -97,7 +126,12 @@ def learner_folder(parent: Path, name: str, *plants: str) -> Path:
             source = AT_IMPORT[plant] + source
         elif plant in AFTER_FUTURE:
             source = source.replace(_FUTURE, _FUTURE + AFTER_FUTURE[plant], 1)
+        elif plant.startswith(BUG):
+            continue  # planted after the others, below
         else:
             raise KeyError(f"no planted behaviour named {plant}")
     module.write_text(source, encoding="utf-8")
+    for plant in plants:
+        if plant.startswith(BUG):
+            _planted_bug(folder, plant.removeprefix(BUG))
     return folder

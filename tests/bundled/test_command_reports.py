@@ -698,19 +698,31 @@ def test_junit_classnames_are_dotted_identifiers_unique_with_the_path_kept():
     assert classname("../class/ada") == "day7.class.ada"
 
 
-def test_gradescope_scores_one_point_an_invariant_and_nothing_for_a_crash():
-    results = gradescope_results(_failing_learner(), "summary")
-    assert results["score"] == 1.0
+def test_gradescope_scores_each_invariant_its_credit_and_a_crash_what_it_proved():
+    """Each test is worth its weight and scores its credit (docs/score.md)."""
+    learner = replace(
+        _failing_learner(),
+        invariants=(
+            ("surface", "pass"),
+            ("specification-refused", "pass"),
+            ("truth", "fail"),
+            ("read-only", "pass"),
+        ),
+        checks_made=("final", "files", "results", "receipts"),
+    )
+    results = gradescope_results(learner, "summary")
+    assert results["score"] == 1.5
     assert [test["status"] for test in results["tests"]] == [
         "passed",
+        "passed",
         "failed",
-        "failed",
+        "passed",
     ]
-    assert all(test["max_score"] == 1.0 for test in results["tests"])
-    crashed = replace(
-        _failing_learner(), status="crashed", invariants=(("surface", "pass"),)
-    )
-    assert gradescope_results(crashed, "s")["score"] == 0.0
+    assert [test["max_score"] for test in results["tests"]] == [0.0, 0.5, 1.0, 1.0]
+    # Crashed: the probe runs after the last test, so it never ran, and only
+    # what needs no probe earns.
+    crashed = replace(learner, status="crashed", checks_made=None)
+    assert gradescope_results(crashed, "s")["score"] == 0.5
 
 
 def test_the_schema_constant_is_versioned():

@@ -1,0 +1,327 @@
+"""The score model (docs/score.md): the credit rule, the probe, every report agreeing.
+
+Nothing here starts a child: the probe runs in this process on learner
+folders made from the bundled evaluator (tests/bundled/_command_learners.py),
+and the reports are made from verdicts built here. The command's own runs
+on such folders are in tests/bundled/test_command_judge.py.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import FrozenInstanceError, replace
+from pathlib import Path
+
+import pytest
+from _command_learners import learner_folder
+from _command_schema import report_problems
+from hypothesis import given
+from hypothesis import strategies as st
+
+from day7_verify._gradescope import gradescope_results
+from day7_verify._junit import junit_xml
+from day7_verify._report import ClassReport, LearnerVerdict, SchemaError
+from day7_verify._score import (
+    ALL_GROUPS,
+    GROUPS,
+    WEIGHTS,
+    Weighting,
+    credit,
+    score,
+    scored,
+)
+from day7_verify._text import class_lines, learner_lines, verdict_line
+from day7_verify._verdict import OUTSIDE_WRITES, at_level
+from strategies.ordering import INVARIANT_ORDER, invariants_at
+from strategies.probe import GROUPS as PROBE_GROUPS
+from strategies.probe import PROBES, group_of, probe_target
+from strategies.target import load_target
+from strategies.world import truth
+
+SETTINGS = {
+    "level": "course",
+    "profile": "ci",
+    "timeout": 60.0,
+    "memory_mib": 2048,
+    "max_output_bytes": 1 << 20,
+    "isolation": "process",
+}
+
+#: What the evaluator with validation, the final check and render but no
+#: file, result or receipt check held when judged (docs/score.md): 15 of 25.
+FINAL_ONLY_HOLDS = frozenset(
+    {
+        "surface",
+        "specification-refused",
+        "specification-accepted",
+        "path-normalisation",
+        "argument-types",
+        "report-verdict",
+        "render-grammar",
+        "store-kinds",
+        "order-insensitivity",
+        "independence",
+        "determinism",
+        "read-only",
+        "read-only-real-runs",
+        "read-state-kept",
+        OUTSIDE_WRITES,
+    }
+)
+
+
+def _course(holding: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """The course level's invariants, `pass` for those in `holding`."""
+    names = [*(n for n, _ in invariants_at("course")), OUTSIDE_WRITES]
+    judged = dict(invariants_at("course"))
+    return tuple(
+        (
+            name,
+            "skip"
+            if not judged.get(name, True)
+            else ("pass" if name in holding else "fail"),
+        )
+        for name in names
+    )
+
+
+# --- the credit rule --------------------------------------------------------
+
+
+def test_credit_is_weight_times_holds_times_the_share_of_groups_made():
+    both = Weighting(1.0, frozenset({"results", "receipts"}))
+    assert credit(both, True, ALL_GROUPS) == 1.0
+    assert credit(both, True, frozenset({"results"})) == 0.5
+    assert credit(both, True, frozenset({"final", "files"})) == 0.0
+    assert credit(both, False, ALL_GROUPS) == 0.0
+    # Without the probe, a hold over checks it may not make earns nothing...
+    assert credit(both, True, None) == 0.0
+    # ...and one that protects no group is never vacuous.
+    alone = Weighting(0.5)
+    assert credit(alone, True, None) == 0.5
+    assert credit(alone, True, frozenset()) == 0.5
+    assert credit(alone, False, ALL_GROUPS) == 0.0
+    assert credit(Weighting(0.0, ALL_GROUPS), True, ALL_GROUPS) == 0.0
+
+
+def test_weightings_are_frozen_and_refuse_what_means_nothing():
+    with pytest.raises(FrozenInstanceError):
+        WEIGHTS["truth"].weight = 2  # type: ignore[misc]
+    with pytest.raises(ValueError, match="weight"):
+        Weighting(-1.0)
+    with pytest.raises(ValueError, match="unknown groups"):
+        Weighting(1.0, frozenset({"events"}))
+
+
+def test_every_invariant_has_a_weighting_and_prerequisites_weigh_nothing():
+    assert set(WEIGHTS) == {*INVARIANT_ORDER, OUTSIDE_WRITES}
+    assert WEIGHTS["surface"].weight == WEIGHTS[OUTSIDE_WRITES].weight == 0
+    for name in ("specification-refused", "specification-accepted"):
+        assert not WEIGHTS[name].protects  # the case itself: never vacuous
+    assert WEIGHTS["read-only"].protects == ALL_GROUPS
+    assert GROUPS == PROBE_GROUPS
+
+
+def test_the_evaluator_that_checks_nothing_scores_low_though_it_holds_15_of_25():
+    """Its holds over files, results and receipts are vacuous: they earn nothing."""
+    invariants = _course(FINAL_ONLY_HOLDS)
+    held = sum(status == "pass" for _, status in invariants)
+    assert held == 15
+    measured = score(invariants, frozenset({"final"}))
+    assert measured.percent == 20.0
+    assert measured.percent <= 25
+    # The same holds, over checks it made, would be worth much more: the
+    # discount is the probe's doing.
+    assert score(invariants, ALL_GROUPS).percent > 40
+
+
+def test_the_reference_scores_100_and_a_learner_judged_nothing_0():
+    everything = frozenset(name for name, _ in _course(frozenset(WEIGHTS)))
+    assert score(_course(everything), ALL_GROUPS).percent == 100.0
+    assert score(_course(frozenset()), None).percent == 0.0
+    # Skipped invariants are not part of it: the course level's possible.
+    assert score(_course(everything), ALL_GROUPS).possible == 20.0
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(sorted(WEIGHTS)),
+            st.sampled_from(["pass", "fail", "skip", "not-run", "crashed"]),
+        ),
+        unique_by=lambda item: item[0],
+    ),
+    st.none() | st.frozensets(st.sampled_from(GROUPS)),
+)
+def test_the_score_is_its_credits_summed_and_never_more_than_possible(invariants, made):
+    result = score(invariants, made)
+    assert 0 <= result.earned <= result.possible
+    assert 0.0 <= result.percent <= 100.0
+    assert result.earned == round(sum(c.credit for c in result.credits), 4)
+    assert [c.name for c in result.credits] == [
+        name for name, status in invariants if status != "skip"
+    ]
+    # More groups made never lowers it.
+    assert score(invariants, ALL_GROUPS).earned >= result.earned
+
+
+# --- the probe --------------------------------------------------------------
+
+
+def test_each_probe_is_one_false_fact_of_its_group_and_the_others_true():
+    """Read off the oracle: the true world passes every check; the false one
+    fails exactly its group's check."""
+    assert [probe.group for probe in PROBES] == list(PROBE_GROUPS)
+    for probe in PROBES:
+        name = probe.check_name()
+        assert group_of(name) == probe.group
+        assert all(check.passed for check in truth(probe.true_world))
+        failing = [c.name for c in truth(probe.false_world) if not c.passed]
+        assert failing == [name]
+        assert {group_of(c.name) for c in truth(probe.true_world)} == set(GROUPS)
+
+
+def _probe(tmp_path: Path, *plants: str) -> list[str]:
+    folder = learner_folder(tmp_path, "-".join(plants) or "clean", *plants)
+    return probe_target(load_target(impl_path=str(folder)))["made"]
+
+
+def test_the_probe_sees_every_group_of_a_whole_evaluator(tmp_path: Path):
+    assert _probe(tmp_path) == list(GROUPS)
+    assert probe_target(load_target())["made"] == list(GROUPS)
+
+
+def test_the_probe_sees_only_the_final_of_an_evaluator_that_checks_nothing_else(
+    tmp_path: Path,
+):
+    assert _probe(tmp_path, "final-only") == ["final"]
+    assert _probe(tmp_path, "returns-none") == []
+
+
+def test_a_check_that_always_passes_or_never_passes_is_not_made(tmp_path: Path):
+    """Named as the contract says, but blind to the evidence: no work done."""
+    # The file check always passes; the result check never does.
+    folder = learner_folder(tmp_path, "blind")
+    module = folder / "evaluation.py"
+    source = module.read_text(encoding="utf-8")
+    source = source.replace(
+        "    return EvaluationReport(tuple(checks))",
+        "    checks = [\n"
+        "        EvaluationCheck(c.name, True, 'content matches')"
+        " if c.name.startswith('file:')\n"
+        "        else EvaluationCheck(c.name, False, 'required result not observed')"
+        " if c.name.startswith('result:') else c\n"
+        "        for c in checks\n"
+        "    ]\n"
+        "    return EvaluationReport(tuple(checks))",
+        1,
+    )
+    module.write_text(source, encoding="utf-8")
+    made = probe_target(load_target(impl_path=str(folder)))["made"]
+    assert made == ["final", "receipts"]
+
+
+def test_a_one_bug_learner_is_still_seen_to_make_the_check_its_bug_spoils(
+    tmp_path: Path,
+):
+    """The probe measures the work, truth its correctness."""
+    assert _probe(tmp_path, "bug:result-last-event-only") == list(GROUPS)
+    assert _probe(tmp_path, "bug:file-trailing-newline") == list(GROUPS)
+
+
+# --- one score in every report ----------------------------------------------
+
+
+def _learner(path: str = "class/ada", made: tuple[str, ...] | None = ("final",)):
+    verdict = at_level(
+        LearnerVerdict(
+            path=path,
+            status="fail",
+            seconds=3.0,
+            detail="15 of 25 invariants hold",
+            invariants=_course(FINAL_ONLY_HOLDS),
+            statements={name: f"{name} holds." for name in WEIGHTS},
+            checks_made=made,
+        ),
+        "course",
+    )
+    return scored(verdict)
+
+
+def test_gradescope_points_add_up_to_the_json_score():
+    learner = _learner()
+    data = ClassReport(SETTINGS, (learner,)).to_json()["learners"][0]
+    results = gradescope_results(learner, "summary")
+    tests = results["tests"]
+    assert sum(test["score"] for test in tests) == data["score"]["earned"]
+    assert results["score"] == data["score"]["earned"] == 4.0
+    assert sum(test["max_score"] for test in tests) == data["score"]["possible"]
+    assert {t["name"]: (t["score"], t["max_score"]) for t in tests} == {
+        name: (item["credit"], item["weight"]) for name, item in data["credits"].items()
+    }
+    # A vacuous hold passes, for what it says, but says why it earns less.
+    read_only = next(test for test in tests if test["name"] == "read-only")
+    assert read_only["status"] == "passed" and read_only["score"] == 0.25
+    assert "files, results, receipts" in read_only["output"]
+
+
+def test_json_terminal_and_junit_say_the_same_score():
+    learner = _learner()
+    report = ClassReport(SETTINGS, (learner,))
+    data = json.loads(report.dumps())
+    assert report_problems(data) == []
+    said = data["learners"][0]
+    assert said["score"] == {"percent": 20.0, "earned": 4.0, "possible": 20.0}
+    assert said["checks_made"] == ["final"]
+    line = verdict_line(learner)
+    assert "score 20.0% (4 of 20 points)" in line
+    assert learner_lines(learner, "course", quiet=True) == [line]
+    suite = ET.fromstring(junit_xml(report)).find("testsuite")
+    properties = {
+        p.get("name"): p.get("value") for p in suite.findall("properties/property")
+    }
+    assert properties["score"] == "20"
+    assert properties["score.earned"] == "4"
+    assert properties["score.possible"] == "20"
+    (row,) = [line for line in class_lines(report) if line.startswith("class/ada")]
+    assert row.split()[3] == "20.0"
+
+
+def test_a_score_reads_back_and_a_report_without_scores_still_loads():
+    learner = _learner()
+    report = ClassReport(SETTINGS, (learner, _learner("class/bob", None)))
+    again = ClassReport.from_json(json.loads(report.dumps()))
+    assert again.to_json() == report.to_json()
+    assert again.learners[0].score == learner.score
+    assert again.learners[1].checks_made is None
+    old = report.to_json()
+    for item in old["learners"]:
+        for key in ("score", "credits", "checks_made"):
+            item.pop(key)
+    assert report_problems(old) == []
+    loaded = ClassReport.from_json(old)
+    assert [v.score for v in loaded.learners] == [None, None]
+    broken = json.loads(report.dumps())
+    broken["learners"][0]["score"] = {"percent": "a lot"}
+    with pytest.raises(SchemaError, match='"score"'):
+        ClassReport.from_json(broken)
+
+
+def test_without_the_probe_only_what_needs_none_earns():
+    """A crashed learner: the probe runs after the last test, so it never ran."""
+    crashed = replace(_learner(made=None), status="crashed")
+    again = scored(crashed)
+    assert again.score["earned"] == 3.0  # the six half-weight, never-vacuous ones
+    assert gradescope_results(again, "s")["score"] == 3.0
+    assert "did not run" in next(
+        t["output"]
+        for t in gradescope_results(again, "s")["tests"]
+        if t["name"] == "read-only"
+    )
+
+
+def test_the_score_never_changes_pass_or_fail():
+    learner = _learner()
+    assert scored(replace(learner, status="pass")).status == "pass"
+    assert scored(learner).status == "fail"
