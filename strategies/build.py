@@ -55,6 +55,7 @@ from strategies.plans import (
     replies,
 )
 from strategies.receipts import Stored, stored_receipt
+from strategies.remote import Ref, Step
 from strategies.vocabulary import LOG_NAME, NAME_MAX
 from strategies.world import (
     CaseSpec,
@@ -113,122 +114,167 @@ def _force(instance: Any, **values: Any) -> Any:
 # --- events, run and case ---------------------------------------------------------
 
 
-def _event(target: Any, spec: EventSpec) -> Any:
+def _event(target: Any, spec: EventSpec, steps: list[Step]) -> Any:
+    """The steps that make one event; its Ref (or the odd item itself)."""
     if spec.action == "item":
         return spec.item
     action: object = None
     if spec.action in ("tool", "dict", "lookalike"):
-        action = call_target(
-            "ToolAction(tool, arguments)",
-            target.ToolAction,
-            spec.tool,
-            json.loads(spec.arguments_json),
+        steps.append(
+            Step(
+                "ToolAction(tool, arguments)",
+                target.ToolAction,
+                (spec.tool, json.loads(spec.arguments_json)),
+            )
         )
+        action = Ref(len(steps) - 1)
     elif spec.action in ("final", "final_with_result"):
-        action = call_target("FinalAction(final)", target.FinalAction, spec.final)
+        steps.append(Step("FinalAction(final)", target.FinalAction, (spec.final,)))
+        action = Ref(len(steps) - 1)
     plain = spec.result is None or isinstance(spec.result, str)
-    event = call_target(
-        "AgentEvent(step, response, action, result)",
-        target.AgentEvent,
-        spec.step,
-        spec.response,
-        action,
-        spec.result if plain else "",
+    steps.append(
+        Step(
+            "AgentEvent(step, response, action, result)",
+            target.AgentEvent,
+            (spec.step, spec.response, action, spec.result if plain else ""),
+        )
     )
+    event = Ref(len(steps) - 1)
     if not plain:
-        _force(event, result=spec.result)
+        steps.append(Step("", event, (spec.result,), force="result"))
     if spec.action == "dict":
-        _force(event, action={"tool": spec.tool, "arguments": {}})
+        steps.append(
+            Step("", event, ({"tool": spec.tool, "arguments": {}},), force="action")
+        )
     elif spec.action == "lookalike":
-        _force(event, action=types.SimpleNamespace(tool=spec.tool, arguments={}))
+        lookalike = types.SimpleNamespace(tool=spec.tool, arguments={})
+        steps.append(Step("", event, (lookalike,), force="action"))
     return event
+
+
+def _results(steps: list[Step], made: Sequence[Any]) -> list[Any]:
+    results = remote.run_steps(steps, call_target)
+    return [results[m.index] if isinstance(m, Ref) else m for m in made]
 
 
 def make_events(target: Any, specs: Sequence[EventSpec]) -> tuple[Any, ...]:
     """The target's AgentEvents (or odd items) for neutral specs, in order."""
-    return tuple(_event(target, spec) for spec in specs)
+    steps: list[Step] = []
+    made = [_event(target, spec, steps) for spec in specs]
+    return tuple(_results(steps, made))
 
 
 def make_run(target: Any, world: World, events: Sequence[EventSpec]) -> Any:
-    """The target's AgentRun for a drawn world, with the given events."""
+    """The target's AgentRun for a drawn world, with the given events: every
+    constructor one step of one batch (strategies.remote.run_steps)."""
     final, _ = final_text(world.final)
-    made: Sequence[Any] = make_events(target, events)
-    if world.events_as_list:
-        made = list(made)
+    steps: list[Step] = []
+    made: list[Any] = [_event(target, spec, steps) for spec in events]
     odd = not (final is None or isinstance(final, str))
-    run = call_target(
-        "AgentRun(completed, reason, final, events, modified_files)",
-        target.AgentRun,
-        world.final.completed,
-        world.final.run_reason,
-        "" if odd else final,
-        tuple(made),
-        world.modified_files,
+    steps.append(
+        Step(
+            "AgentRun(completed, reason, final, events, modified_files)",
+            target.AgentRun,
+            (
+                world.final.completed,
+                world.final.run_reason,
+                "" if odd else final,
+                tuple(made),
+                world.modified_files,
+            ),
+        )
     )
+    run = Ref(len(steps) - 1)
     if odd:
-        _force(run, final=final)
+        steps.append(Step("", run, (final,), force="final"))
     if world.events_as_list:
-        _force(run, events=made)
-    return run
+        steps.append(Step("", run, (list(made),), force="events"))
+    return _results(steps, [run])[0]
 
 
 def make_case(target: Any, spec: CaseSpec) -> Any:
     """The target's EvaluationCase for a neutral case spec."""
-    files = tuple(
-        call_target(
-            f"FileExpectation({path!r}, {content!r:.40})",
-            target.FileExpectation,
-            path,
-            content,
+    steps: list[Step] = []
+    files = []
+    for path, content in spec.files:
+        steps.append(
+            Step(
+                f"FileExpectation({path!r}, {content!r:.40})",
+                target.FileExpectation,
+                (path, content),
+            )
         )
-        for path, content in spec.files
-    )
-    results = tuple(
-        call_target(
-            f"ResultExpectation({tool!r}, {contains!r})",
-            target.ResultExpectation,
-            tool,
-            contains,
+        files.append(Ref(len(steps) - 1))
+    results = []
+    for tool, contains in spec.results:
+        steps.append(
+            Step(
+                f"ResultExpectation({tool!r}, {contains!r})",
+                target.ResultExpectation,
+                (tool, contains),
+            )
         )
-        for tool, contains in spec.results
-    )
-    receipts = tuple(
-        call_target(
-            f"ReceiptExpectation({call_id!r}, {tool!r}, {exit_state!r},"
-            f" {contains!r}, {artifacts!r})",
-            target.ReceiptExpectation,
-            call_id,
-            tool,
-            exit_state,
-            contains,
-            artifacts,
+        results.append(Ref(len(steps) - 1))
+    receipts = []
+    for call_id, tool, exit_state, contains, artifacts in spec.receipts:
+        steps.append(
+            Step(
+                f"ReceiptExpectation({call_id!r}, {tool!r}, {exit_state!r},"
+                f" {contains!r}, {artifacts!r})",
+                target.ReceiptExpectation,
+                (call_id, tool, exit_state, contains, artifacts),
+            )
         )
-        for call_id, tool, exit_state, contains, artifacts in spec.receipts
+        receipts.append(Ref(len(steps) - 1))
+    steps.append(
+        Step(
+            f"EvaluationCase({spec.final_contains!r}, files, results, receipts)",
+            target.EvaluationCase,
+            (spec.final_contains,),
+            {
+                "files": tuple(files),
+                "results": tuple(results),
+                "receipts": tuple(receipts),
+            },
+        )
     )
-    return call_target(
-        f"EvaluationCase({spec.final_contains!r}, files, results, receipts)",
-        target.EvaluationCase,
-        spec.final_contains,
-        files=files,
-        results=results,
-        receipts=receipts,
-    )
+    return _results(steps, [Ref(len(steps) - 1)])[0]
 
 
 # --- receipts ---------------------------------------------------------------------
 
 
-def _receipt(target: Any, stored: Stored) -> Any:
-    return call_target(
+def _receipt_step(target: Any, stored: Stored) -> Step:
+    return Step(
         "EffectReceipt(tool_call_id, tool, arguments, exit_state, result, artifacts)",
         target.EffectReceipt,
-        stored.call_id,
-        stored.tool,
-        stored.arguments,
-        stored.exit_state,
-        stored.result,
-        stored.artifacts,
+        (
+            stored.call_id,
+            stored.tool,
+            stored.arguments,
+            stored.exit_state,
+            stored.result,
+            stored.artifacts,
+        ),
     )
+
+
+def _receipt(target: Any, stored: Stored) -> Any:
+    return remote.run_steps([_receipt_step(target, stored)], call_target)[0]
+
+
+def _put_all(target: Any, store: Any, stored: Sequence[Stored]) -> None:
+    """Each receipt made and put into `store`, in order, as one batch."""
+    steps: list[Step] = []
+    for one in stored:
+        steps.append(_receipt_step(target, one))
+        steps.append(
+            Step(
+                "ReceiptStore.put(receipt)", store, (Ref(len(steps) - 1),), method="put"
+            )
+        )
+    if steps:
+        remote.run_steps(steps, call_target)
 
 
 def _extra(number: int) -> Stored:
@@ -356,12 +402,11 @@ def _store(world: World, target: Any, built: Built) -> None:
         return
     stored = [f for f in world.receipts if stored_as(f, log) == "put"]
     receipts = [
-        *(_receipt(target, _extra(n)) for n in range(extra_receipts(world))),
-        *(_receipt(target, stored_receipt(f)) for f in stored),
-        *(_receipt(target, crossed) for crossed in crossed_receipts(world)),
+        *(_extra(n) for n in range(extra_receipts(world))),
+        *(stored_receipt(f) for f in stored),
+        *crossed_receipts(world),
     ]
-    for receipt in receipts:
-        call_target("ReceiptStore.put(receipt)", built.receipts.put, receipt)
+    _put_all(target, built.receipts, receipts)
     if built.log_path is None:
         return
     path = built.log_path

@@ -55,10 +55,13 @@ __all__ = [
     "RemoteName",
     "WorkerDied",
     "WorkerHung",
+    "Ref",
+    "Step",
     "force",
     "give_to_worker",
     "is_remote",
     "remote_replace",
+    "run_steps",
 ]
 
 WORKER_FILE = Path(__file__).resolve().parent / "worker.py"
@@ -309,9 +312,15 @@ class Client:
         raise WorkerDied(f"the process running the target {how} while {what}")
 
     def hang_where(self) -> tuple[tuple[str, int, str], ...]:
-        """The worker's stack as faulthandler wrote it when its time ran out."""
+        """The worker's stack, asked for (SIGUSR1: faulthandler) as it is ended."""
         if self.hang_read is None:
             return ()
+        pid = self._worker_pid()
+        if pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGUSR1)
+            select.select([self.hang_read], [], [], 0.5)
+            time.sleep(0.02)  # the rest of the dump
         chunks = []
         with contextlib.suppress(OSError):
             while len(chunks) < 16 and (chunk := os.read(self.hang_read, 1 << 16)):
@@ -326,6 +335,28 @@ class Client:
                 frames.append((match["file"], int(match["line"]), match["function"]))
         return tuple(frames)
 
+    def _worker_pid(self) -> int | None:
+        """The interpreter's pid as the judge sees it: below bwrap's two
+        processes in the sandbox, the child itself otherwise."""
+        process = self.process
+        if process is None or process.poll() is not None:
+            return None
+        pid = process.pid
+        for _ in range(4):
+            try:
+                with open(f"/proc/{pid}/comm", encoding="ascii", errors="replace") as f:
+                    name = f.read().strip()
+                if name != "bwrap":
+                    return pid
+                with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+                    children = f.read().split()
+            except OSError:
+                return None
+            if not children:
+                return None
+            pid = int(children[0])
+        return None
+
     def request(self, message: dict[str, Any], what: str = "a request") -> Any:
         """One request, answered; callbacks the worker makes meanwhile are served."""
         self.ensure()
@@ -337,10 +368,6 @@ class Client:
                 self.released[1000:],
             )
         left = bounds.remaining()
-        if left is not None:
-            # The worker writes its stack just before the judge's deadline
-            # rings, so a hang lesson can say where the target was.
-            message["dump"] = max(left - 0.05, 0.01)
         due = time.monotonic() + (
             REQUEST_SECONDS if left is None else min(left + 2.0, REQUEST_SECONDS)
         )
@@ -414,6 +441,8 @@ class Client:
             return {"$n": value._name}
         if isinstance(value, Raiser):
             return {"$raiser": value.name}
+        if isinstance(value, Ref):
+            return {"$r": value.index}
         if isinstance(value, tuple):
             return {"$t": [self.encode(item, depth + 1) for item in value]}
         if isinstance(value, list):
@@ -589,15 +618,25 @@ class RemoteName:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         client = self._client
         client.ensure()
-        return client.request(
+        view = self._name == "evaluate_run"
+        said = client.request(
             {
                 "op": "call",
                 "fn": {"$n": self._name},
                 "args": client.encode(list(args)),
                 "kwargs": client.encode(kwargs),
+                "view": view,
             },
             f"{self._name}(...)",
         )
+        if not view:
+            return said
+        if not isinstance(said, dict) or "value" not in said:
+            raise ProtocolError("the worker's evaluation came without its report")
+        value = said["value"]
+        if isinstance(value, Remote):
+            object.__setattr__(value, "_view", said.get("view"))
+        return value
 
     def __getattr__(self, attribute: str) -> Any:
         if attribute.startswith("__") and attribute.endswith("__"):
@@ -614,13 +653,14 @@ class RemoteName:
 class Remote:
     """An object that lives in the worker; what the suite does with it is a request."""
 
-    __slots__ = ("__weakref__", "_client", "_generation", "_number", "_type")
+    __slots__ = ("__weakref__", "_client", "_generation", "_number", "_type", "_view")
 
     def __init__(self, client: Client, number: int, generation: int, kind: str) -> None:
         object.__setattr__(self, "_client", client)
         object.__setattr__(self, "_number", number)
         object.__setattr__(self, "_generation", generation)
         object.__setattr__(self, "_type", kind)
+        object.__setattr__(self, "_view", None)
 
     def _ref(self) -> dict[str, Any]:
         return self._client.encode(self)  # type: ignore[no-any-return]
@@ -765,8 +805,14 @@ def remote_replace(instance: Any, **changes: Any) -> Any:
 
 def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str], ...]]:
     """The report's shape problem (or None) and its rows, in one request."""
-    client = report._client
-    said = client.request({"op": "report", "obj": report._ref()}, "reading the report")
+    said = report._view
+    if said is None:
+        client = report._client
+        said = client.request(
+            {"op": "report", "obj": report._ref()}, "reading the report"
+        )
+    if isinstance(said, dict) and "raised" in said:
+        raise rebuilt(said["raised"])
     if not isinstance(said, dict):
         raise ProtocolError("the worker's report view is not an object")
     problem = said.get("problem")
@@ -787,3 +833,128 @@ def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str]
             raise ProtocolError("the worker's report rows are malformed")
         checked.append((row[0], row[1], row[2]))
     return None, tuple(checked)
+
+
+# --- many calls in one request ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ref:
+    """The result of an earlier step of the same batch."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Step:
+    """One call of a batch: `fn(*args, **kwargs)`, or `fn.method(...)`, or a
+    field set past a frozen dataclass's validation (`force`)."""
+
+    what: str
+    fn: Any
+    args: tuple[Any, ...] = ()
+    kwargs: Any = None
+    method: str | None = None
+    force: str | None = None
+
+
+def run_steps(steps: list[Step], call: Callable[..., Any]) -> list[Any]:
+    """Every step's result, in order; a failing step fails as `call` says.
+
+    `call(what, fn, *args, **kwargs)` is the suite's call_target. Where every
+    step goes to one worker, the whole batch is one request (a world's dozens
+    of constructors cost one round trip, not dozens) and the step that
+    raised is told by its own words; otherwise each step is its own call.
+    """
+    client = _batch_client(steps)
+    if client is None:
+        return _run_here(steps, call)
+    payload = []
+    for step in steps:
+        if step.force is not None:
+            payload.append(
+                {
+                    "force": client.encode(step.fn),
+                    "name": step.force,
+                    "value": client.encode(step.args[0]),
+                }
+            )
+            continue
+        entry: dict[str, Any] = {
+            "fn": client.encode(step.fn),
+            "args": client.encode(list(step.args)),
+            "kwargs": client.encode(dict(step.kwargs or {})),
+        }
+        if step.method is not None:
+            entry["method"] = step.method
+        payload.append(entry)
+    said = call(
+        _batch_what(steps),
+        client.request,
+        {"op": "batch", "steps": payload},
+        _batch_what(steps),
+    )
+    if not isinstance(said, dict) or not isinstance(said.get("results"), list):
+        raise ProtocolError("the worker's batch answer is malformed")
+    results = said["results"]
+    if "failed" in said:
+        index = said["failed"]
+        if not isinstance(index, int) or not 0 <= index < len(steps):
+            raise ProtocolError("the worker's batch names no step")
+        error = rebuilt(said.get("raised"))
+
+        def again() -> None:
+            raise error
+
+        call(steps[index].what, again)
+        raise ProtocolError("a failed step did not fail")  # pragma: no cover
+    if len(results) != len(steps):
+        raise ProtocolError("the worker's batch answered another number of steps")
+    return results
+
+
+def _batch_what(steps: list[Step]) -> str:
+    first = steps[0].what if steps else "nothing"
+    return first if len(steps) == 1 else f"{first} and {len(steps) - 1} more call(s)"
+
+
+def _batch_client(steps: list[Step]) -> Client | None:
+    client = None
+    for step in steps:
+        owner = step.fn
+        if isinstance(owner, Ref):
+            continue
+        if isinstance(owner, (Remote, RemoteName)):
+            if client is None:
+                client = owner._client
+            if owner._client is not client:
+                return None
+            continue
+        return None  # a stand-in or a local object: call each where it is
+    return client
+
+
+def _run_here(steps: list[Step], call: Callable[..., Any]) -> list[Any]:
+    results: list[Any] = []
+
+    def resolved(value: Any) -> Any:
+        if isinstance(value, Ref):
+            return results[value.index]
+        if type(value) is tuple:
+            return tuple(resolved(item) for item in value)
+        if type(value) is list:
+            return [resolved(item) for item in value]
+        return value
+
+    for step in steps:
+        fn = resolved(step.fn)
+        args = tuple(resolved(arg) for arg in step.args)
+        kwargs = {k: resolved(v) for k, v in (step.kwargs or {}).items()}
+        if step.force is not None:
+            force(fn, **{step.force: args[0]})
+            results.append(None)
+            continue
+        if step.method is not None:
+            fn = getattr(fn, step.method)
+        results.append(call(step.what, fn, *args, **kwargs))
+    return results

@@ -35,6 +35,7 @@ import itertools
 import json
 import os
 import resource
+import signal
 import sys
 import types
 from pathlib import Path, PurePath
@@ -270,6 +271,7 @@ class Worker:
         self.callbacks = itertools.count(1)
         self.spied: list[str] = []
         self.hang_file: Any = None
+        self.batch: list[Any] = []
 
     # values out
     def out(self, value: object, depth: int = 0) -> Any:
@@ -337,6 +339,8 @@ class Worker:
         if "$opaque" in value:
             name = str(value["$opaque"])
             return object() if name == "object" else type(name, (), {})()
+        if "$r" in value:
+            return self.batch[value["$r"]]
         if "$raiser" in value:
             return self.raiser(value["$raiser"])
         raise ValueError(f"an untagged object crossed: {sorted(value)[:3]}")
@@ -408,13 +412,12 @@ class Worker:
                 reply["raised"] = _error_data(error)
                 if isinstance(error, MemoryError):
                     reply["fatal"] = True
-            finally:
-                self.disarm_dump()
             self.send(reply)
             if reply.get("fatal"):
                 os._exit(3)
 
     def arm_dump(self, seconds: Any) -> None:
+        """Only while loading: the judge asks for the stack (SIGUSR1) later."""
         if (
             self.hang_file is not None
             and isinstance(seconds, (int, float))
@@ -428,12 +431,17 @@ class Worker:
 
     def dispatch(self, message: dict[str, Any]) -> Any:
         op = message.get("op")
-        self.arm_dump(message.get("dump"))
         if op == "call":
             fn = self.into(message["fn"])
             args = self.into(message.get("args", []))
             kwargs = self.into(message.get("kwargs", {"$d": []}))
-            return fn(*args, **kwargs)
+            value = fn(*args, **kwargs)
+            if message.get("view"):
+                # A report and its rows in one answer: the judge reads both.
+                return {"value": value, "view": self.view(value)}
+            return value
+        if op == "batch":
+            return self.run_batch(message["steps"])
         if op == "getattr":
             return getattr(self.into(message["obj"]), message["name"])
         if op == "setattr":
@@ -462,12 +470,7 @@ class Worker:
                 self.into(message["obj"]), **self.into(message["changes"])
             )
         if op == "report":
-            report = self.into(message["obj"])
-            problem = report_problem(report)
-            rows = None
-            if problem is None:
-                rows = [[c.name, c.passed, c.detail] for c in report.checks]
-            return {"problem": problem, "rows": rows}
+            return self.view(self.into(message["obj"]))
         if op == "describe":
             return {name: describe_name(value) for name, value in self.names.items()}
         if op == "state":
@@ -483,6 +486,47 @@ class Worker:
         if op == "ping":
             return os.getpid()
         raise ValueError(f"unknown op {op!r}")
+
+    def view(self, report: Any) -> dict[str, Any]:
+        """The report's shape problem, or its rows; what it raised while read."""
+        try:
+            problem = report_problem(report)
+            rows = None
+            if problem is None:
+                rows = [[c.name, c.passed, c.detail] for c in report.checks]
+        except BaseException as error:
+            return {"raised": _error_data(error)}
+        return {"problem": problem, "rows": rows}
+
+    def run_batch(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        """Calls in order, a later one naming an earlier one's result as
+        `{"$r": i}`; stops at the first that raises, saying which."""
+        self.batch = results = []
+        try:
+            for index, step in enumerate(steps):
+                try:
+                    if "force" in step:
+                        owner = self.into(step["force"])
+                        object.__setattr__(
+                            owner, step["name"], self.into(step["value"])
+                        )
+                        results.append(None)
+                        continue
+                    fn = self.into(step["fn"])
+                    if "method" in step:
+                        fn = getattr(fn, step["method"])
+                    args = self.into(step.get("args", []))
+                    kwargs = self.into(step.get("kwargs", {"$d": []}))
+                    results.append(fn(*args, **kwargs))
+                except BaseException as error:
+                    return {
+                        "results": results,
+                        "failed": index,
+                        "raised": _error_data(error),
+                    }
+            return {"results": results}
+        finally:
+            self.batch = []
 
     def state(self, objects: dict[str, Any]) -> dict[str, Any]:
         state = {label: canon(value) for label, value in objects.items()}
@@ -656,6 +700,10 @@ def main() -> None:
     worker = Worker(reader, writer, {})
     if isinstance(hang_fd, int):
         worker.hang_file = os.fdopen(hang_fd, "w")
+        # The judge, about to end a call that outlived its deadline, asks for
+        # the stack with SIGUSR1: written from C, so a loop that holds the
+        # interpreter or blocks other signals still says where it was.
+        faulthandler.register(signal.SIGUSR1, file=worker.hang_file, all_threads=False)
     worker.arm_dump(config.get("load_seconds"))
     try:
         names = load(config)
