@@ -138,7 +138,9 @@ def _checks_made(result: Mapping[str, Any] | None) -> tuple[str, ...] | None:
 def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
     summary = result.get("summary") or {}
     invariants, statements = _suite_invariants(summary)
-    lessons = _lessons(summary)
+    # One per cause, bounded; the command's own lesson after them, never
+    # folded away: it is a verdict the suite cannot give.
+    lessons = list(told(_lessons(summary), rank))
     writes = result.get("outside_writes")
     invariants.append((OUTSIDE_WRITES, "fail" if writes else "pass"))
     statements[OUTSIDE_WRITES] = OUTSIDE_WRITES_STATEMENT
@@ -167,7 +169,7 @@ def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
         status=status,
         detail=detail,
         invariants=tuple(invariants),
-        lessons=told(lessons, rank),
+        lessons=tuple(lessons),
         statements=statements,
         **base,
     )
@@ -319,7 +321,8 @@ def _stopped(
         status=status,
         detail=_one_line(headline),
         invariants=invariants,
-        lessons=told((stop, *lessons), rank),
+        # What stopped the run first: it is why the status is what it is.
+        lessons=(stop, *told(lessons, rank)),
         running=running,
         output_tail=tail,
         **base,
@@ -371,7 +374,7 @@ def _out_of_memory(
             status="out-of-memory",
             detail=_one_line(headline),
             invariants=marked,
-            lessons=told((stop, *lessons), rank),
+            lessons=(stop, *told(lessons, rank)),
             statements=statements,
             running=where,
             output_tail=tail,

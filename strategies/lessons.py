@@ -24,7 +24,7 @@ Each lesson has a topic: "surface" (a Day 7 name is missing), "substrate"
 (everything else); and may carry `reproduce`, a runnable Python snippet.
 
 Each lesson also has a `cause`: a short stable key for what made it fail,
-set where the lesson is made (`hang:evaluation.py:57:evaluate_run`,
+set where the lesson is made (`hang:evaluation.py:evaluate_run`,
 `unfinished:EvaluationReport.passed`, `substrate:ReceiptStore.put`,
 `check:file:trailing-newline`, ...). One mistake fails many tests and many
 invariants; the reports group lessons by cause (day7_verify/_causes.py), so
@@ -445,13 +445,15 @@ def raised_cause(what: str, error: BaseException, topic: str = "day7") -> str:
 
 
 def hang_cause(what: str, where: Sequence[tuple[str, int, str]] = ()) -> str:
-    """A hang's cause is where it hung (the target's innermost frame), so
-    every test that hung in the same loop is one lesson; else the call."""
+    """A hang's cause is where it hung: the function of the target's
+    innermost frame, so every test that hung in the same loop is one lesson
+    (not its line: a spinning loop is caught on any of its lines); else the
+    call."""
     chosen = _target_frame(where)
     if chosen is None:
         return f"hang:{_short_name(what)}"
-    filename, line, function = chosen
-    return f"hang:{os.path.basename(filename)}:{line}:{function}"
+    filename, _, function = chosen
+    return f"hang:{os.path.basename(filename)}:{function}"
 
 
 def shape_cause(short: str, problem: str) -> str:

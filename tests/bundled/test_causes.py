@@ -76,7 +76,7 @@ def test_a_hang_is_keyed_by_the_targets_frame_not_the_world():
         ("/learners/ada/evaluation.py", 57, "evaluate_run"),
     )
     assert hang_cause("evaluate_run(run, workspace, receipts, case)", where) == (
-        "hang:evaluation.py:57:evaluate_run"
+        "hang:evaluation.py:evaluate_run"
     )
     assert hang_cause("report.render()") == "hang:render"
 
@@ -245,18 +245,30 @@ def _judged(lessons: list[dict], failing: list[str]) -> LearnerVerdict:
     )
 
 
+# A reproduction snippet as the suite writes one: the world is one long line.
+_SNIPPET = "\n".join(
+    [
+        "from strategies import FileFact, World, load_target, materialise",
+        "target = load_target(impl_path='learners/ada')",
+        "world = World(" + ", ".join(f"FileFact('f{i}.txt')" for i in range(20)) + ")",
+        "with materialise(world, target) as built:",
+        "    print(target.evaluate_run(*built.args).render())",
+    ]
+)
+
+
 def _hang(invariant: str, number: int) -> dict:
     # What a looping folder's summary holds: a hang per test, each with its
     # long world and snippet, all in the same loop.
     return {
         "invariant": invariant,
         "topic": "hang",
-        "cause": "hang:evaluation.py:57:evaluate_run",
+        "cause": "hang:evaluation.py:evaluate_run",
         "headline": f"evaluate_run(...) did not return within 1 s on this world;"
         f" it was running evaluation.py, line 57, in evaluate_run ({number})",
-        "world": "\n".join(f"file {i}.txt: matches" for i in range(60)),
+        "world": "\n".join(f"file {i}.txt: matches" for i in range(12)),
         "hint": "look for a loop whose condition never changes",
-        "reproduce": "\n".join(f"world = World({i})" for i in range(40)),
+        "reproduce": _SNIPPET,
         "test": f"tests/invariants/t.py::test_{number}",
         "example": [],
     }
@@ -277,7 +289,7 @@ def test_a_hanging_learner_takes_about_the_room_of_a_failing_one():
                 "headline": f"got file:a.txt: PASS, but should be FAIL ({name})",
                 "world": "file a.txt: a missing newline at the end\n" * 3,
                 "hint": "compare the bytes exactly",
-                "reproduce": "\n".join(f"world = World({i})" for i in range(12)),
+                "reproduce": _SNIPPET,
                 "test": f"tests/invariants/t.py::test_{name}",
             }
             for name in ("truth", "independence", "stateless")
