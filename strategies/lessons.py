@@ -26,7 +26,7 @@ Each lesson has a topic: "surface" (a Day 7 name is missing), "substrate"
 Each lesson also has a `cause`: a short stable key for what made it fail,
 set where the lesson is made (`hang:evaluation.py:evaluate_run`,
 `unfinished:EvaluationReport.passed`, `substrate:ReceiptStore.put`,
-`check:file:trailing-newline`, ...). One mistake fails many tests and many
+`check:file:newline_added`, ...). One mistake fails many tests and many
 invariants; the reports group lessons by cause (day7_verify/_causes.py), so
 a learner reads one lesson per mistake, naming every invariant it breaks.
 """

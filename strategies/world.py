@@ -272,9 +272,10 @@ class ExpectedCheck:
     start of the detail, whatever follows them (a colon, a parenthesis is the
     learner's); a passing detail always binds. `fact` says in words what the
     world holds; `hint` names the usual mistake when the observed check differs.
-    `kind` is "<group>:<fact kind>" (e.g. "file:trailing-newline"): the cause
-    of a wrong verdict, the same in every invariant that meets it, so the
-    reports tell it once (strategies/lessons.py, day7_verify/_causes.py).
+    `kind` is "<group>:<fact kind>" (e.g. "file:newline_added"; kinds with the
+    same verdict and hint are one, `Kinds.alike`): the cause of a wrong
+    verdict, the same in every invariant that meets it, so the reports tell
+    it once (strategies/lessons.py, day7_verify/_causes.py).
     """
 
     name: str
@@ -359,9 +360,17 @@ _DETAILS = {
 }
 
 
+_TABLES = {
+    "final": FINAL_KINDS,
+    "file": FILE_KINDS,
+    "result": RESULT_KINDS,
+    "receipt": RECEIPT_KINDS,
+}
+
+
 def _check(group: str, name: str, kind: Kind, fact: str, hint: str) -> ExpectedCheck:
     passing, failing = _DETAILS[group]
-    cause = f"{group}:{kind.name}"
+    cause = f"{group}:{_TABLES[group].alike(kind.name)}"
     if kind.verdict == EITHER:
         return ExpectedCheck(name, None, None, fact=fact, hint=hint, kind=cause)
     if kind.verdict == UNAVAILABLE:

@@ -96,12 +96,12 @@ def test_a_broken_day_1_6_name_is_its_name_whatever_it_raised():
 
 def test_a_wrong_verdict_is_keyed_by_the_facts_kind_and_wrong_words_apart():
     check = ExpectedCheck(
-        "file:a.txt", False, "content does not match", kind="file:trailing-newline"
+        "file:a.txt", False, "content does not match", kind="file:newline_added"
     )
-    assert verdict_cause(check, True) == "check:file:trailing-newline"
-    assert verdict_cause(check, False) == "detail:file:trailing-newline"
+    assert verdict_cause(check, True) == "check:file:newline_added"
+    assert verdict_cause(check, False) == "detail:file:newline_added"
     # A check another way made, the same kind: the same cause.
-    other = ExpectedCheck("file:b/c.txt", False, None, kind="file:trailing-newline")
+    other = ExpectedCheck("file:b/c.txt", False, None, kind="file:newline_added")
     assert verdict_cause(other, True) == verdict_cause(check, True)
 
 
@@ -110,9 +110,9 @@ def test_a_wrong_verdict_is_keyed_by_the_facts_kind_and_wrong_words_apart():
 
 def test_one_cause_across_invariants_is_one_lesson_naming_them_all_basic_first():
     lessons = [
-        _lesson("stateless", "check:file:trailing-newline", headline="from stateless"),
-        _lesson("independence", "check:file:trailing-newline"),
-        _lesson("truth", "check:file:trailing-newline", headline="from truth"),
+        _lesson("stateless", "check:file:newline_added", headline="from stateless"),
+        _lesson("independence", "check:file:newline_added"),
+        _lesson("truth", "check:file:newline_added", headline="from truth"),
     ]
     (only,) = grouped(lessons, rank)
     assert only["invariants"] == ["truth", "independence", "stateless"]
@@ -285,7 +285,7 @@ def test_a_hanging_learner_takes_about_the_room_of_a_failing_one():
         [
             {
                 "invariant": name,
-                "cause": "check:file:trailing-newline",
+                "cause": "check:file:newline_added",
                 "headline": f"got file:a.txt: PASS, but should be FAIL ({name})",
                 "world": "file a.txt: a missing newline at the end\n" * 3,
                 "hint": "compare the bytes exactly",
@@ -308,9 +308,9 @@ def test_a_hanging_learner_takes_about_the_room_of_a_failing_one():
 def test_the_terminal_prints_one_entry_per_cause_naming_its_invariants():
     verdict = _judged(
         [
-            _lesson("truth", "check:file:trailing-newline"),
-            _lesson("independence", "check:file:trailing-newline"),
-            _lesson("stateless", "check:file:trailing-newline"),
+            _lesson("truth", "check:file:newline_added"),
+            _lesson("independence", "check:file:newline_added"),
+            _lesson("stateless", "check:file:newline_added"),
         ],
         failing=["truth", "independence", "stateless"],
     )
