@@ -9,6 +9,8 @@ every report (day7_verify/_causes.py). Nothing here starts a child.
 from __future__ import annotations
 
 import json
+import os
+import sysconfig
 
 from day7_verify._causes import (
     FIELD_BOUNDS,
@@ -72,7 +74,7 @@ def test_a_todo_result_is_unfinished_and_other_wrong_shapes_are_shape():
 
 def test_a_hang_is_keyed_by_the_targets_frame_not_the_world():
     where = (
-        ("/usr/lib/python3.11/threading.py", 320, "wait"),
+        (os.path.join(sysconfig.get_paths()["stdlib"], "threading.py"), 320, "wait"),
         ("/learners/ada/evaluation.py", 57, "evaluate_run"),
     )
     assert hang_cause("evaluate_run(run, workspace, receipts, case)", where) == (
