@@ -16,10 +16,14 @@ is only the invariants that protect no check group. The full verdict is in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from day7_verify._report import SCHEMA, LearnerVerdict, lesson_text
+from day7_verify._report import (
+    SCHEMA,
+    LearnerVerdict,
+    lesson_text,
+    lessons_by_invariant,
+)
 from day7_verify._score import GROUPS, UNKNOWN, WEIGHTS, scored
 
 __all__ = ["gradescope_results"]
@@ -32,9 +36,7 @@ def gradescope_results(
     if learner.score is None:
         learner = scored(learner)  # a verdict from before scores: score it here
     judged_to_end = learner.status in ("pass", "fail")
-    lessons: dict[str, list[Mapping[str, Any]]] = {}
-    for lesson in learner.lessons:
-        lessons.setdefault(str(lesson.get("invariant", "")), []).append(lesson)
+    lessons = lessons_by_invariant(learner.lessons)
     credits = {name: (earned, weight) for name, earned, weight in learner.credits}
     tests: list[dict[str, Any]] = []
     for number, (name, status) in enumerate(learner.invariants, start=1):

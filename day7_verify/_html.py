@@ -26,7 +26,13 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any, NamedTuple
 
-from day7_verify._report import STATUSES, ClassReport, LearnerVerdict, short_names
+from day7_verify._report import (
+    STATUSES,
+    ClassReport,
+    LearnerVerdict,
+    lessons_by_invariant,
+    short_names,
+)
 from strategies.ordering import invariants_at
 
 __all__ = ["MARKS", "html_page"]
@@ -611,6 +617,10 @@ def _lesson_section(
         headline = lesson.get("headline", "") or learner.detail
         parts.append(f'<p class="headline">{_e(headline)}</p>')
         fields = []
+        breaks = [str(name) for name in lesson.get("invariants") or ()]
+        if len(breaks) > 1:
+            # One cause, many invariants: the same lesson under each of them.
+            fields.append(f"<dt>breaks</dt><dd>{_e(', '.join(breaks))}</dd>")
         for label in ("world", "expected", "observed", "hint"):
             text = str(lesson.get(label, "")).strip()
             if text:
@@ -659,15 +669,6 @@ _CHANGE_RANK = {
 }
 
 
-def _lessons_by_invariant(
-    learner: LearnerVerdict,
-) -> dict[str, list[Mapping[str, Any]]]:
-    found: dict[str, list[Mapping[str, Any]]] = {}
-    for lesson in learner.lessons:
-        found.setdefault(str(lesson.get("invariant", "")), []).append(lesson)
-    return found
-
-
 def _row(
     row: int,
     learner: LearnerVerdict,
@@ -676,7 +677,7 @@ def _row(
     with_baseline: bool,
 ) -> tuple[str, str | None]:
     """A learner's row of the table, and its lessons below (None when it passes)."""
-    by_invariant = _lessons_by_invariant(learner)
+    by_invariant = lessons_by_invariant(learner.lessons)
     percent = _percent(learner)
     cells = [
         f'<th class="learner" scope="row" title="{_e(learner.path)}"'

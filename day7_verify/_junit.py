@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
-from typing import Any
 
-from day7_verify._report import ClassReport, LearnerVerdict, lesson_text
+from day7_verify._report import (
+    ClassReport,
+    LearnerVerdict,
+    lesson_text,
+    lessons_by_invariant,
+)
 
 __all__ = ["junit_xml"]
 
@@ -88,9 +91,7 @@ def _suite(learner: LearnerVerdict, classname: str, isolation: str) -> ET.Elemen
         error.text = _clean(learner.output_tail or learner.detail)
         cases.append(case)
         errors += 1
-    lessons: dict[str, list[Mapping[str, Any]]] = {}
-    for lesson in learner.lessons:
-        lessons.setdefault(str(lesson.get("invariant", "")), []).append(lesson)
+    lessons = lessons_by_invariant(learner.lessons)
     for name, status in learner.invariants:
         case = ET.Element("testcase", classname=classname, name=_clean(name))
         text = "\n\n".join(lesson_text(lesson) for lesson in lessons.get(name, ()))

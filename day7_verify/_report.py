@@ -28,6 +28,8 @@ __all__ = [
     "SchemaError",
     "lesson",
     "lesson_text",
+    "lessons_by_invariant",
+    "pointer",
     "read_report",
     "score_problem",
     "short_names",
@@ -68,7 +70,11 @@ CHANGES: tuple[str, ...] = (
     "new",
 )
 
-#: The fields of a lesson, all strings but `example` (a list of strings).
+#: The fields of a lesson, all strings but `example` and `invariants` (lists
+#: of strings). `cause` is the mistake behind it (docs/checking-a-class.md),
+#: `invariants` every invariant that cause breaks, most basic first, the
+#: first being `invariant`; a report written before causes has neither, and
+#: reads as one cause per invariant.
 LESSON_FIELDS: tuple[str, ...] = (
     "invariant",
     "topic",
@@ -80,6 +86,8 @@ LESSON_FIELDS: tuple[str, ...] = (
     "reproduce",
     "test",
     "example",
+    "cause",
+    "invariants",
 )
 
 
@@ -121,18 +129,58 @@ def lesson(fields: Mapping[str, Any]) -> dict[str, Any]:
     shaped: dict[str, Any] = {}
     for name in LESSON_FIELDS:
         value = fields.get(name)
-        if name == "example":
+        if name in ("example", "invariants"):
             items = value if isinstance(value, list) else []
             shaped[name] = [str(item) for item in items]
         else:
             shaped[name] = "" if value is None else str(value)
     shaped["topic"] = shaped["topic"] or "day7"
+    if not shaped["invariants"] and shaped["invariant"]:
+        shaped["invariants"] = [shaped["invariant"]]
+    if not shaped["cause"] and shaped["invariant"]:
+        shaped["cause"] = f"invariant:{shaped['invariant']}"
     return shaped
+
+
+def lessons_by_invariant(
+    lessons: Sequence[Mapping[str, Any]],
+) -> dict[str, list[Mapping[str, Any]]]:
+    """Each invariant's lessons: a lesson is under every invariant its cause
+    breaks, so each failing invariant points at the lesson that explains it.
+    A lesson that names no invariant is the run's, under ""."""
+    found: dict[str, list[Mapping[str, Any]]] = {}
+    for item in lessons:
+        names = item.get("invariants") or [item.get("invariant", "")]
+        first = str(item.get("invariant") or names[0])
+        for name in dict.fromkeys(str(name) for name in names):
+            found.setdefault(name, []).append(
+                item if name == first else pointer(item, first)
+            )
+    return found
+
+
+def pointer(item: Mapping[str, Any], first: str) -> dict[str, Any]:
+    """A cause's lesson as told under an invariant other than its first:
+    the headline and where the whole lesson is, not the lesson again (a TODO
+    `passed` breaks a dozen invariants; its world and snippet are told once)."""
+    return {
+        **item,
+        "world": "",
+        "expected": "",
+        "observed": "",
+        "reproduce": "",
+        "example": [],
+        "hint": f"the same cause as {first}'s failure: its lesson, under {first},"
+        " says what to fix",
+    }
 
 
 def lesson_text(lesson: Mapping[str, Any]) -> str:
     """A lesson as plain text: its headline, then each field it has."""
     parts = [str(lesson.get("headline", ""))]
+    breaks = [str(name) for name in lesson.get("invariants") or ()]
+    if len(breaks) > 1:
+        parts.append(f"breaks: {', '.join(breaks)}")
     for label in ("world", "expected", "observed", "hint", "reproduce", "test"):
         value = str(lesson.get(label, "")).strip()
         if value:

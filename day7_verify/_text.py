@@ -3,7 +3,8 @@
 For one learner the verdict comes first, then the lessons, most basic first
 (what to act on, before anything else), then one line per invariant: when
 the Day 1-6 names the judge needs are broken that is said once, first,
-instead of once per invariant it spoils; every other lesson once, with its
+instead of once per invariant it spoils; every other lesson once per cause
+(day7_verify/_causes.py), naming the invariants that cause breaks, with its
 reproduction snippet; no traceback. `quiet` keeps the verdict line only.
 `verbose` adds what was expected and observed, Hypothesis's example and
 every lesson, and the last lines the child printed.
@@ -156,6 +157,14 @@ def _lesson_lines(
     first, *rest = headline.splitlines()
     lines = [f"{number}. {invariant + ': ' if invariant else ''}{first}"]
     lines += [f"{_INDENT}{line}" for line in rest]
+    breaks = [str(name) for name in lesson.get("invariants") or ()]
+    if len(breaks) > 1:
+        lines += textwrap.wrap(
+            f"breaks: {', '.join(breaks)}",
+            88,
+            initial_indent=_INDENT,
+            subsequent_indent=_INDENT + "  ",
+        )
     lines += _block("world", str(lesson.get("world", "")))
     if verbose:
         lines += _block("expected", str(lesson.get("expected", "")))
@@ -253,7 +262,12 @@ def _lessons_section(verdict: LearnerVerdict, verbose: bool) -> list[str]:
     if substrate:
         number += 1
         spoiled = sorted(
-            {str(lesson.get("invariant", "")) for lesson in substrate} - {""}
+            {
+                str(name)
+                for lesson in substrate
+                for name in lesson.get("invariants") or [lesson.get("invariant", "")]
+            }
+            - {""}
         )
         first = substrate[0]
         lines.append("")
@@ -277,22 +291,12 @@ def _lessons_section(verdict: LearnerVerdict, verbose: bool) -> list[str]:
                     initial_indent=_INDENT,
                     subsequent_indent=_INDENT + "  ",
                 )
-    shown_for: set[str] = set()
-    held_back = 0
+    # One entry per cause: the verdict already holds one lesson per cause,
+    # at most a bounded number (day7_verify/_causes.py).
     for lesson in others:
-        invariant = str(lesson.get("invariant", ""))
-        if not verbose and invariant in shown_for:
-            held_back += 1
-            continue
-        shown_for.add(invariant)
         number += 1
         lines.append("")
         lines += _lesson_lines(number, lesson, verbose, verdict.path)
-    if held_back:
-        lines += [
-            "",
-            f"{held_back} more lesson(s) like these: --verbose shows every one.",
-        ]
     return lines
 
 

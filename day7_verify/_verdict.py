@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from day7_verify._causes import told
 from day7_verify._evidence import Progress
 from day7_verify._report import LearnerVerdict, lesson
 from day7_verify._score import GROUPS, made_groups
@@ -137,7 +138,9 @@ def _checks_made(result: Mapping[str, Any] | None) -> tuple[str, ...] | None:
 def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
     summary = result.get("summary") or {}
     invariants, statements = _suite_invariants(summary)
-    lessons = _lessons(summary)
+    # One per cause, bounded; the command's own lesson after them, never
+    # folded away: it is a verdict the suite cannot give.
+    lessons = list(told(_lessons(summary), rank))
     writes = result.get("outside_writes")
     invariants.append((OUTSIDE_WRITES, "fail" if writes else "pass"))
     statements[OUTSIDE_WRITES] = OUTSIDE_WRITES_STATEMENT
@@ -203,7 +206,8 @@ def _suite_invariants(
 
 
 def _lessons(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The suite's lessons, each (invariant, headline, world) once, in its order."""
+    """The suite's lessons, each (invariant, headline, world) once, in its order
+    (`told` then makes them one per cause)."""
     kept: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
     for item in summary.get("lessons", ()):
@@ -242,6 +246,7 @@ def _outside_lesson(writes: Mapping[str, Any]) -> dict[str, Any]:
             " log and writes nothing, there or anywhere else (not the current"
             " directory, not next to its own modules)",
             "test": test,
+            "cause": f"invariant:{OUTSIDE_WRITES}",
         }
     )
 
@@ -307,13 +312,17 @@ def _stopped(
             "headline": headline,
             "hint": hint,
             "test": running["test"] if running else "",
+            # What stopped the run; the suite's own lessons on the same
+            # hang (a call it bounded) keep their own, finer causes.
+            "cause": f"stopped:{topic}",
         }
     )
     return LearnerVerdict(
         status=status,
         detail=_one_line(headline),
         invariants=invariants,
-        lessons=(stop, *lessons),
+        # What stopped the run first: it is why the status is what it is.
+        lessons=(stop, *told(lessons, rank)),
         running=running,
         output_tail=tail,
         **base,
@@ -357,6 +366,7 @@ def _out_of_memory(
                 "headline": headline,
                 "hint": hint,
                 "test": where["test"],
+                "cause": "stopped:memory",
             }
         )
         lessons = _lessons((result or {}).get("summary") or {})
@@ -364,7 +374,7 @@ def _out_of_memory(
             status="out-of-memory",
             detail=_one_line(headline),
             invariants=marked,
-            lessons=(stop, *lessons),
+            lessons=(stop, *told(lessons, rank)),
             statements=statements,
             running=where,
             output_tail=tail,

@@ -39,7 +39,7 @@ from typing import Any
 from strategies import remote
 from strategies.files import ROOT_BYTES, SPARSE_SIZES, place_file
 from strategies.finals import final_text
-from strategies.lessons import InvariantFailure, call_target
+from strategies.lessons import InvariantFailure, call_target, called
 from strategies.logs import LOG_KINDS, call_id_of, tamper
 from strategies.plans import (
     MARKER,
@@ -330,6 +330,7 @@ def _line(target: Any, stored: Stored, scratch: Path) -> bytes:
                 world="",
                 expected="ReceiptStore(path).put(receipt) to append a line to the log",
                 observed="the log file was never created",
+                cause="substrate:ReceiptStore.put",
             )
         return log.read_bytes()
     finally:
@@ -423,6 +424,7 @@ def _store(world: World, target: Any, built: Built) -> None:
             hint="ReceiptStore.put in receipts.py must append one JSON line per"
             " new receipt to the log file it was given (open it in append mode,"
             " write the line, end it with a newline); a TODO body writes nothing",
+            cause="substrate:ReceiptStore.put",
         )
     for fact in world.receipts:
         if stored_as(fact, log) == "appended":
@@ -619,6 +621,7 @@ def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
             observed="; ".join(problems[:3]),
             hint="Day 7 judges runs made by the Day 1-3 loop and workspace;"
             " finish run_agent, Workspace and ReceiptStore first",
+            cause="substrate:run_agent",
         )
 
 
@@ -720,6 +723,7 @@ def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailu
             " paths, bad exit states, wrong group types and duplicates are refused"
         )
         topic = "day7"
+        cause = failure.cause
     else:
         hint = failure.hint or (
             "the Day 1-6 names (ToolPolicy, Workspace, ReceiptStore, EffectReceipt,"
@@ -727,6 +731,13 @@ def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailu
             " can be judged"
         )
         topic = "substrate"
+        # The broken Day 1-6 name, whatever it did wrong and in whichever
+        # invariant: the learner fixes that name, once.
+        cause = (
+            failure.cause
+            if failure.cause.startswith("substrate:")
+            else f"substrate:{called(failure.observed)}"
+        )
     return InvariantFailure(
         world=describe(world),
         expected=f"{failure.expected} to build the world",
@@ -734,6 +745,7 @@ def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailu
         headline=f"could not build the world through the target: {failure.observed}",
         hint=hint,
         topic=topic,
+        cause=cause,
     )
 
 

@@ -124,6 +124,21 @@ class Kinds(Mapping[str, K], Generic[K]):
             if kind.verdict in chosen and (level == "hardened" or kind.level == level)
         )
 
+    def alike(self, name: str) -> str:
+        """The first kind, in table order, with `name`'s verdict and hint.
+
+        Kinds that share both are one usual mistake behind a wrong verdict
+        (a trailing newline added to the file, or to the expected content:
+        "do not strip a trailing newline"), so a lesson's cause names the
+        mistake once, whichever of them a test met.
+        """
+        kind = self[name]
+        return next(
+            other
+            for other, alike in self._kinds.items()
+            if alike.verdict == kind.verdict and alike.hint == kind.hint
+        )
+
     def perturbations(self) -> tuple[K, ...]:
         """The kinds a passing fact can be changed into, in table order."""
         return tuple(kind for kind in self._kinds.values() if kind.perturbation)

@@ -22,6 +22,13 @@ which makes whatever the target's code does a lesson about that call:
 Each lesson has a topic: "surface" (a Day 7 name is missing), "substrate"
 (the Day 1-6 names the judge needs are broken), "hang", "memory", or "day7"
 (everything else); and may carry `reproduce`, a runnable Python snippet.
+
+Each lesson also has a `cause`: a short stable key for what made it fail,
+set where the lesson is made (`hang:evaluation.py:evaluate_run`,
+`unfinished:EvaluationReport.passed`, `substrate:ReceiptStore.put`,
+`check:file:newline_added`, ...). One mistake fails many tests and many
+invariants; the reports group lessons by cause (day7_verify/_causes.py), so
+a learner reads one lesson per mistake, naming every invariant it breaks.
 """
 
 from __future__ import annotations
@@ -68,7 +75,9 @@ class _Lesson:
     should have happened and what did, `hint` the usual mistake behind it,
     `topic` one of TOPICS, `reproduce` a runnable snippet (or "").
     `invariant` may stay empty: the summary takes the name from the test's
-    `invariant` marker.
+    `invariant` marker. `cause` is what made it fail, as a stable key (see
+    the module's docstring); empty: the summary uses the invariant and the
+    headline, which groups nothing across invariants.
     """
 
     invariant: str
@@ -79,6 +88,7 @@ class _Lesson:
     headline: str
     topic: str
     reproduce: str
+    cause: str
 
     def _fill(
         self,
@@ -91,6 +101,7 @@ class _Lesson:
         headline: str | None,
         topic: str,
         reproduce: str,
+        cause: str,
     ) -> str:
         if topic not in TOPICS:
             raise ValueError(
@@ -103,6 +114,7 @@ class _Lesson:
         self.hint = hint
         self.topic = topic
         self.reproduce = reproduce
+        self.cause = cause
         # The first line of the lesson; by default built from the two sides.
         self.headline = (
             headline if headline is not None else _headline(observed, expected)
@@ -138,6 +150,7 @@ class _Lesson:
             "hint": self.hint,
             "topic": self.topic,
             "reproduce": self.reproduce,
+            "cause": self.cause,
         }
 
 
@@ -155,6 +168,7 @@ class InvariantFailure(_Lesson, AssertionError):
         headline: str | None = None,
         topic: str = "day7",
         reproduce: str = "",
+        cause: str = "",
     ) -> None:
         super().__init__(
             self._fill(
@@ -166,6 +180,7 @@ class InvariantFailure(_Lesson, AssertionError):
                 headline=headline,
                 topic=topic,
                 reproduce=reproduce,
+                cause=cause,
             )
         )
 
@@ -191,6 +206,7 @@ class CallAborted(_Lesson, BaseException):
         headline: str | None = None,
         topic: str = "hang",
         reproduce: str = "",
+        cause: str = "",
     ) -> None:
         super().__init__(
             self._fill(
@@ -202,6 +218,7 @@ class CallAborted(_Lesson, BaseException):
                 headline=headline,
                 topic=topic,
                 reproduce=reproduce,
+                cause=cause,
             )
         )
 
@@ -265,6 +282,7 @@ def fail(
     headline: str | None = None,
     topic: str = "day7",
     reproduce: str = "",
+    cause: str = "",
 ) -> NoReturn:
     """Raise an InvariantFailure; its headline is built from the two sides
     unless `headline` gives the sentence."""
@@ -278,6 +296,7 @@ def fail(
         headline=headline,
         topic=topic,
         reproduce=reproduce,
+        cause=cause,
     )
 
 
@@ -381,6 +400,7 @@ def call_target(
                 hint="define every name of the Day 7 surface in the folder's modules",
                 topic="surface",
                 reproduce=reproduce,
+                cause=f"surface:{short}",
             ) from value
         raised = f"{what} raised {_one_line(value)}"
         should_do = f"return {should}" if should else "return normally"
@@ -392,6 +412,7 @@ def call_target(
             hint=_BASE_HINTS.get(type(value).__name__, _RAISE_HINTS.get(short, "")),
             topic=topic,
             reproduce=reproduce,
+            cause=raised_cause(what, value, topic),
         ) from value
     if should is not None:
         _check_shape(what, short, should, value, world, topic, reproduce)
@@ -400,6 +421,65 @@ def call_target(
 
 def _short_name(what: str) -> str:
     return what.split("(", 1)[0].rsplit(".", 1)[-1]
+
+
+# --- causes ------------------------------------------------------------------------
+#
+# Pure functions from what a lesson knows where it is made to its cause key.
+# A key names the mistake, not the world: every test that meets the same
+# mistake must make the same key, so nothing drawn (a path, a value) is in it.
+
+
+def called(what: str) -> str:
+    """The name a call is known by: 'ReceiptStore.put(x)' -> 'ReceiptStore.put'."""
+    return re.split(r"[( ]", what.strip(), maxsplit=1)[0]
+
+
+def raised_cause(what: str, error: BaseException, topic: str = "day7") -> str:
+    """The cause of a call that raised: a broken Day 1-6 name is its name alone
+    (whatever it raised, the learner fixes that name); a Day 7 call by the
+    function and the exception's type."""
+    if topic == "substrate":
+        return f"substrate:{called(what)}"
+    return f"raises:{_short_name(what)}:{type(error).__name__}"
+
+
+def hang_cause(what: str, where: Sequence[tuple[str, int, str]] = ()) -> str:
+    """A hang's cause is where it hung: the function of the target's
+    innermost frame, so every test that hung in the same loop is one lesson
+    (not its line: a spinning loop is caught on any of its lines); else the
+    call."""
+    chosen = _target_frame(where)
+    if chosen is None:
+        return f"hang:{_short_name(what)}"
+    filename, _, function = chosen
+    return f"hang:{os.path.basename(filename)}:{function}"
+
+
+def shape_cause(short: str, problem: str) -> str:
+    """The cause of a result of the wrong shape, read off its problem.
+
+    None from a call, or None for .passed, is an unfinished function (a TODO
+    body): `unfinished:<name>`; any other wrong shape `shape:<name>`.
+    """
+    if problem == "None":
+        return f"unfinished:{short}"
+    if problem.startswith("a report whose .passed is None"):
+        return "unfinished:EvaluationReport.passed"
+    if problem.startswith("a report whose .passed"):
+        return "shape:EvaluationReport.passed"
+    if problem.startswith("a report whose .checks"):
+        return "shape:EvaluationReport.checks"
+    if problem.startswith("a report whose check "):
+        # "check 3 has passed=None": the field, not the position.
+        field = problem.split(" has ", 1)[-1].split("=", 1)[0]
+        return f"shape:CheckResult.{field}"
+    if problem.startswith("a report whose checks or .passed raise "):
+        kind = problem.removeprefix("a report whose checks or .passed raise ")
+        return f"raises:EvaluationReport:{kind.split(':', 1)[0]}"
+    if "render()" in problem:
+        return "shape:EvaluationReport.render"
+    return f"shape:{short}"
 
 
 def _attempt(
@@ -444,6 +524,7 @@ def _attempt(
                 hint=_CRASH_HINT,
                 topic="crash",
                 reproduce=reproduce,
+                cause=f"crash:{short}",
             ) from None
         except BaseException as error:
             if interrupts.is_from_person(error) or _is_machinery(error):
@@ -464,6 +545,7 @@ def _attempt(
             hint=_MEMORY_HINTS.get(short, "a call must not need unbounded memory"),
             topic="memory",
             reproduce=reproduce,
+            cause=f"memory:{short}",
         ) from None
     finally:
         if interrupts.pressed():
@@ -522,6 +604,7 @@ def timed_out(
         hint=hint or "look for a loop whose condition never changes",
         topic="hang",
         reproduce=reproduce,
+        cause=hang_cause(what, where),
     )
 
 
@@ -545,11 +628,12 @@ _NOT_TARGET = tuple(
 )
 
 
-def _place(where: Sequence[tuple[str, int, str]]) -> str:
-    """Where the target's code was when the alarm rang, e.g. 'evaluation.py,
-    line 57, in evaluate_run': the innermost frame of the call that is not
-    the standard library's or the suite's own (else the innermost), or ''."""
-    chosen = next(
+def _target_frame(
+    where: Sequence[tuple[str, int, str]],
+) -> tuple[str, int, str] | None:
+    """The innermost frame of the call that is not the standard library's or
+    the suite's own (else the innermost), or None."""
+    return next(
         (
             frame
             for frame in where
@@ -558,6 +642,12 @@ def _place(where: Sequence[tuple[str, int, str]]) -> str:
         ),
         where[0] if where else None,
     )
+
+
+def _place(where: Sequence[tuple[str, int, str]]) -> str:
+    """Where the target's code was when the alarm rang, e.g. 'evaluation.py,
+    line 57, in evaluate_run' (the frame `_target_frame` picks), or ''."""
+    chosen = _target_frame(where)
     if chosen is None:
         return ""
     filename, line, function = chosen
@@ -609,6 +699,7 @@ def _check_shape(
             else "",
             topic=topic,
             reproduce=reproduce,
+            cause=shape_cause(short, problem),
         )
 
 
@@ -695,6 +786,7 @@ def report_view(report: Any) -> tuple[CheckRow, ...]:
             else "an unfinished function (a TODO body) returns None"
             if report is None
             else "",
+            cause=shape_cause("evaluate_run", problem),
         )
     if isinstance(report, Remote):
         held, rows = _REMOTE_ROWS or (None, None)
@@ -748,6 +840,7 @@ def expect_error(
             headline=f"{what} cannot run: {value}",
             hint=hint,
             topic="surface",
+            cause=f"surface:{_short_name(what)}",
         )
     if not isinstance(value, error):
         fail(

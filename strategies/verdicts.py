@@ -35,6 +35,7 @@ __all__ = [
     "reproduction",
     "rows_without_tree",
     "shown_row",
+    "verdict_cause",
 ]
 
 Row = tuple[str, bool, str]
@@ -136,6 +137,30 @@ def _names_hint(observed: Sequence[str], expected: Sequence[str]) -> str:
     )
 
 
+def _names_cause(observed: Sequence[str], expected: Sequence[str]) -> str:
+    """The cause of a report whose checks are not the case's: their order,
+    their names, or how many there are (as `_names_hint` tells them apart)."""
+    if sorted(observed) == sorted(expected):
+        return "names:order"
+    if len(observed) == len(expected):
+        return "names:spelling"
+    return "names:one-per-fact"
+
+
+def verdict_cause(check: ExpectedCheck, passed: object) -> str:
+    """The cause of a check the truth does not accept: the fact's kind.
+
+    Every invariant that meets a wrong verdict on this kind of fact (truth,
+    independence, a real run) makes the same key, so the reports tell the
+    mistake once, as a truth lesson naming them all. The right verdict in
+    the wrong words is a mistake of its own.
+    """
+    kind = check.kind or check.name.split(":", 1)[0]
+    if isinstance(passed, bool) and passed is check.passed:
+        return f"detail:{kind}"
+    return f"check:{kind}"
+
+
 def assert_truth(
     report: Any,
     expected: Sequence[ExpectedCheck],
@@ -165,6 +190,7 @@ def assert_truth(
             expected=f"checks [{', '.join(want)}]",
             observed=f"checks [{', '.join(names)}]",
             hint=_names_hint(names, want),
+            cause=_names_cause(names, want),
         )
     for row, check in zip(rows, expected, strict=True):
         if only is not None and not only(check):
@@ -175,6 +201,7 @@ def assert_truth(
                 expected=check.shown(level),
                 observed=shown_row(row),
                 hint=check.hint_for(row[1], level),
+                cause=verdict_cause(check, row[1]),
             )
     return rows
 

@@ -272,6 +272,10 @@ class ExpectedCheck:
     start of the detail, whatever follows them (a colon, a parenthesis is the
     learner's); a passing detail always binds. `fact` says in words what the
     world holds; `hint` names the usual mistake when the observed check differs.
+    `kind` is "<group>:<fact kind>" (e.g. "file:newline_added"; kinds with the
+    same verdict and hint are one, `Kinds.alike`): the cause of a wrong
+    verdict, the same in every invariant that meets it, so the reports tell
+    it once (strategies/lessons.py, day7_verify/_causes.py).
     """
 
     name: str
@@ -282,6 +286,7 @@ class ExpectedCheck:
     fact: str = ""
     hint: str = ""
     course_words: str | None = None
+    kind: str = ""
 
     def _binding(self, level: str) -> str | None:
         """The prefix (or exact detail) that binds at `level`."""
@@ -355,17 +360,26 @@ _DETAILS = {
 }
 
 
+_TABLES = {
+    "final": FINAL_KINDS,
+    "file": FILE_KINDS,
+    "result": RESULT_KINDS,
+    "receipt": RECEIPT_KINDS,
+}
+
+
 def _check(group: str, name: str, kind: Kind, fact: str, hint: str) -> ExpectedCheck:
     passing, failing = _DETAILS[group]
+    cause = f"{group}:{_TABLES[group].alike(kind.name)}"
     if kind.verdict == EITHER:
-        return ExpectedCheck(name, None, None, fact=fact, hint=hint)
+        return ExpectedCheck(name, None, None, fact=fact, hint=hint, kind=cause)
     if kind.verdict == UNAVAILABLE:
         return ExpectedCheck(
-            name, False, "evidence unavailable: ", True, False, fact, hint
+            name, False, "evidence unavailable: ", True, False, fact, hint, kind=cause
         )
     passes = kind.verdict == PASS
     return ExpectedCheck(
-        name, passes, passing if passes else failing, fact=fact, hint=hint
+        name, passes, passing if passes else failing, fact=fact, hint=hint, kind=cause
     )
 
 
@@ -385,6 +399,7 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
             words,
             log_kind.hint,
             course_words=RECEIPT_UNAVAILABLE,
+            kind=f"receipt:log-{log_kind.name}",
         )
     if log.store == "memory" and log.get == "junk":
         return ExpectedCheck(
@@ -394,6 +409,7 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
             fact=words,
             hint="a lookup that returns something other than a receipt fails the"
             " check: look at what get returns before reading its fields",
+            kind="receipt:get-junk",
         )
     if log.store == "memory" and log.get is not None:
         return ExpectedCheck(
@@ -406,6 +422,7 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
             "catch the exception from receipts.get(call_id) (AgentError and OSError"
             " at the least) and fail the check with 'receipt lookup failed: ...'",
             course_words=LOOKUP_FAILED,
+            kind="receipt:get-raises",
         )
     stored = stored_as(fact, log)
     if (
@@ -424,6 +441,7 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
             if kind.absent
             else "a call id with no receipt fails with exactly 'receipt is absent'"
             " (receipts.get returns None)",
+            kind="receipt:absent",
         )
     hint = kind.hint
     if stored == "appended":

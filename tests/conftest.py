@@ -424,10 +424,15 @@ def _lesson(error: BaseException, invariant: str, test: str) -> dict[str, Any]:
             "hint": "",
             "topic": "memory" if isinstance(error, MemoryError) else "day7",
             "reproduce": "",
+            "cause": "",
         }
     if invariant == "surface" and fields["topic"] == "day7":
         # The surface invariant is about the names and their shapes.
         fields["topic"] = "surface"
+    if not fields.get("cause"):
+        # Nothing more specific is known: the invariant is its own cause, so
+        # its failing examples are one lesson (the first, the most basic).
+        fields["cause"] = f"invariant:{invariant}"
     return {**fields, "test": test, "example": notes}
 
 

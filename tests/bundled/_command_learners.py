@@ -92,6 +92,23 @@ AFTER_FUTURE: dict[str, str] = {
 
 _FUTURE = "from __future__ import annotations\n"
 
+#: Code planted after a line of evaluation.py, by the behaviour it gives: a
+#: learner who left functions as the starter's TODO (a body that returns
+#: None), the rest of the evaluator done.
+AFTER_LINE: dict[str, tuple[tuple[str, str], ...]] = {
+    "unfinished-report": (
+        (
+            '        """True only when there is at least one check and every'
+            ' check passed."""\n',
+            "        return None  # TODO\n",
+        ),
+        (
+            '        """The summary: a verdict line, then one line per check."""\n',
+            "        return None  # TODO\n",
+        ),
+    ),
+}
+
 #: A plant named `bug:<name>` is that bug of the planted catalogue
 #: (planted/bugs.py): one plausible learner mistake, one substitution.
 BUG = "bug:"
@@ -126,6 +143,11 @@ def learner_folder(parent: Path, name: str, *plants: str) -> Path:
             source = AT_IMPORT[plant] + source
         elif plant in AFTER_FUTURE:
             source = source.replace(_FUTURE, _FUTURE + AFTER_FUTURE[plant], 1)
+        elif plant in AFTER_LINE:
+            for line, code in AFTER_LINE[plant]:
+                if source.count(line) != 1:
+                    raise AssertionError(f"{line.strip()!r} moved: update {plant}")
+                source = source.replace(line, line + code)
         elif plant.startswith(BUG):
             continue  # planted after the others, below
         else:

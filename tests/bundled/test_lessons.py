@@ -240,6 +240,7 @@ def test_lessons_pickle_with_every_field() -> None:
             "hint",
             "topic",
             "reproduce",
+            "cause",
         }
 
 

@@ -40,6 +40,7 @@ from strategies import (
     shown_row,
     stopped,
     truth,
+    verdict_cause,
     with_written_worlds,
     wrong_facts,
 )
@@ -106,6 +107,9 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
                         expected=check.shown(target.level),
                         observed=shown_row(row),
                         hint=check.hint_for(row[1], target.level),
+                        # The wrong fact's own verdict: the truth's mistake
+                        # for that kind of fact, told once with it.
+                        cause=verdict_cause(check, row[1]),
                     )
                 if index != wrong.index and not check.same(
                     row, baseline[index], target.level

@@ -15,6 +15,7 @@ from strategies import (
     perturbed_worlds,
     shown_row,
     truth,
+    verdict_cause,
     with_perturbations,
 )
 
@@ -52,11 +53,15 @@ def test_one_changed_fact_flips_its_own_check_and_no_other(target, pair) -> None
             # A base check that is already wrong is the truth invariant's
             # lesson; a flip is only owed by a check that was right.
             if was[index].accepts(*old[1:], target.level) and old[1] is new[1]:
+                # The changed fact's verdict is wrong against its own truth:
+                # the same mistake the truth invariant reports for that kind
+                # of fact, so it carries the truth's cause and is told there.
                 fail(
                     world=context,
                     expected=f"{old[0]} to flip: {now[index].shown(target.level)}",
                     observed=f"before: {shown_row(old)}; after: {shown_row(new)}",
                     hint=now[index].hint,
+                    cause=verdict_cause(now[index], new[1]),
                 )
         elif not now[index].same(old, new, target.level):
             fail(

@@ -109,6 +109,7 @@ def _defined(target: Target, name: str) -> dict:
             observed=f"no {name}",
             headline=f"{name} is not defined in {target.label}",
             hint=f"the course defines {name} in {HOME[name]}",
+            cause=f"surface:{name}",
         )
     return target.describe(name)
 

@@ -24,6 +24,7 @@ from strategies import (
     rows_without_tree,
     shown_row,
     truth,
+    verdict_cause,
 )
 
 #: Every kind of damage that makes a log unloadable.
@@ -143,4 +144,5 @@ def _assert_receipts(report, world: World, level: str) -> None:
                 expected=check.shown(level),
                 observed=shown_row(row),
                 hint=check.hint_for(row[1], level),
+                cause=verdict_cause(check, row[1]),
             )

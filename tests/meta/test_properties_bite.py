@@ -236,6 +236,45 @@ def test_the_stateless_property_catches_randomness(bundled) -> None:
         test(target=rewritten(bundled, sampling))
 
 
+def _stripping(report, run, workspace, receipts, case):
+    """A file check that compares both sides with their newlines stripped
+    (planted/bugs.py's file-trailing-newline, as a rewrite of the report)."""
+    checks = list(report.checks)
+    for index, expected in enumerate(case.files, start=1):
+        try:
+            resolved = Path(workspace.resolve_path(expected.path))
+            text = resolved.read_bytes().decode("utf-8") if resolved.is_file() else None
+        except Exception:
+            continue
+        if text is not None and text.rstrip("\n") == expected.content.rstrip("\n"):
+            checks[index] = dataclasses.replace(
+                checks[index], passed=True, detail="content matches"
+            )
+    return dataclasses.replace(report, checks=tuple(checks))
+
+
+def test_the_stateless_property_leaves_a_wrong_file_check_to_truth(bundled) -> None:
+    """A check that is wrong the same way wherever the world is built keeps no
+    state: `stateless` holds on it, and `truth` tells it, keyed by the kind of
+    fact; `independence` meets it with the same cause, so the reports tell it
+    once, as the truth's lesson naming both."""
+    target = rewritten(bundled, _stripping)
+    stateless = _invariant(
+        "test_determinism", "test_evaluation_keeps_nothing_from_one_call_to_the_next"
+    )
+    stateless(target=target)  # no lesson: the evaluator keeps no state
+    truth = _invariant("test_truth", "test_every_check_says_what_the_world_makes_true")
+    with pytest.raises(InvariantFailure) as wrong:
+        truth(target=target)
+    assert wrong.value.cause.startswith("check:file:"), wrong.value.cause
+    independence = _invariant(
+        "test_independence", "test_one_changed_fact_flips_its_own_check_and_no_other"
+    )
+    with pytest.raises(InvariantFailure) as flipped:
+        independence(target=target)
+    assert flipped.value.cause.startswith("check:file:"), flipped.value.cause
+
+
 def test_the_read_only_property_catches_sorting_the_events(bundled) -> None:
     """It fails on an evaluator that sorts a list of events in place."""
 
