@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from strategies.remote import is_remote
+from strategies.worker import SPIED_WORKSPACE_METHODS
 
 __all__ = [
     "SPIED_STORE_METHODS",
@@ -38,16 +39,9 @@ __all__ = [
 
 Entry = tuple[object, ...]
 
-#: Workspace methods evaluation must never call: each is a tool, and
-#: read_file also changes what the workspace lets the agent edit afterwards.
-SPIED_WORKSPACE_METHODS = (
-    "read_file",
-    "execute",
-    "write_file",
-    "edit_file",
-    "run_command",
-    "list_files",
-)
+#: Store methods evaluation must never call (the workspace's tools,
+#: SPIED_WORKSPACE_METHODS, are listed in strategies.worker: read_file also
+#: changes what the workspace lets the agent edit afterwards).
 SPIED_STORE_METHODS = ("put",)
 
 

@@ -50,41 +50,9 @@ __all__ = [
     "load_target",
 ]
 
-#: Every public name of the Day 7 surface.
-REQUIRED_NAMES: tuple[str, ...] = (
-    "AgentError",
-    "FinalAction",
-    "ToolAction",
-    "AgentEvent",
-    "AgentRun",
-    "AgentLimits",
-    "run_agent",
-    "ToolPolicy",
-    "ApprovalDecision",
-    "Workspace",
-    "EffectReceipt",
-    "ReceiptStore",
-    "FileExpectation",
-    "ResultExpectation",
-    "ReceiptExpectation",
-    "EvaluationCase",
-    "EvaluationCheck",
-    "EvaluationReport",
-    "evaluate_run",
-)
-
-#: The modules of a course agent folder that hold the Day 7 surface, in an
-#: order where each one's relative imports are already loaded. A later
-#: module's binding of a name wins.
-DAY7_MODULES: tuple[str, ...] = (
-    "protocol",
-    "receipts",
-    "workspace",
-    "generation",
-    "checkpoint",
-    "loop",
-    "evaluation",
-)
+# The Day 7 names and the modules they live in: defined once, in the worker
+# (which must stand alone, importing nothing of this package).
+from strategies.worker import DAY7_MODULES, REQUIRED_NAMES  # noqa: E402
 
 _MODULE_FILES = ", ".join(f"{name}.py" for name in DAY7_MODULES)
 

@@ -76,6 +76,17 @@ DAY7_MODULES: tuple[str, ...] = (
     "evaluation",
 )
 
+#: Workspace methods evaluation must never call: each is a tool
+#: (strategies.snapshot spies on the same ones in-process).
+SPIED_WORKSPACE_METHODS: tuple[str, ...] = (
+    "read_file",
+    "execute",
+    "write_file",
+    "edit_file",
+    "run_command",
+    "list_files",
+)
+
 #: The largest line either side sends.
 MAX_LINE = 8 << 20
 #: How deep a value is followed when it crosses, and how many items of one
@@ -553,7 +564,7 @@ class Worker:
 
             return spy
 
-        for name in message_names("workspace"):
+        for name in SPIED_WORKSPACE_METHODS:
             original = getattr(workspace, name, None)
             if callable(original):
                 setattr(workspace, name, recording(f"workspace.{name}", original))
@@ -591,18 +602,6 @@ class Worker:
             if not _is_module_file(a)
         ][:1000]
         return outcome
-
-
-def message_names(kind: str) -> tuple[str, ...]:
-    # The workspace's tools: evaluation must never call one (strategies.snapshot).
-    return (
-        "read_file",
-        "execute",
-        "write_file",
-        "edit_file",
-        "run_command",
-        "list_files",
-    )
 
 
 class Callback:
