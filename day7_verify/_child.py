@@ -180,9 +180,101 @@ def _load(folder: str, level: str, seconds: float) -> str | None:
 def _run_suite(
     config: dict[str, Any], progress: _Progress, watched: _Watched
 ) -> dict[str, Any]:
+    """The suite's outcome; split into `parts` pytest sessions run at once
+    (strategies/parts.py), one per core the command gave this learner."""
+    parts = max(1, min(int(config.get("parts", 1)), 8))
+    if parts == 1:
+        return _run_part(config, progress, watched, 1, 1)
+    import pytest  # noqa: F401  (once, before forking: each part has it loaded)
+
+    me = os.getpid()
+    started: dict[int, int] = {}
+    for part in range(2, parts + 1):
+        pid = os.fork()
+        if pid == 0:  # the part's own process: it runs, says, and leaves
+            _part_process(config, progress, watched, part, parts, me)
+        started[part] = pid
+    outcomes = [_run_part(config, progress, watched, 1, parts)]
+    for part, pid in started.items():
+        _, status = os.waitpid(pid, 0)
+        said = _read_json(Path(f"{config['result']}.part-{part}.json"))
+        if not isinstance(said, dict):
+            code = os.waitstatus_to_exitcode(status)
+            said = {
+                "exit_code": 3,
+                "complete": False,
+                "stopped": f"part {part} of {parts} of the suite ended without"
+                f" its outcome (exit status {code})",
+                "collected": 0,
+                "finished": 0,
+                "unfinished": [],
+                "memory_error": None,
+                "outside_writes": None,
+                "summary": None,
+            }
+        outcomes.append(said)
+    return _joined(outcomes)
+
+
+def _part_process(
+    config: dict[str, Any],
+    progress: _Progress,
+    watched: _Watched,
+    part: int,
+    parts: int,
+    parent: int,
+) -> None:
+    """Run one part in this forked process, write its outcome, and exit."""
+    _die_with(parent)  # a part never outlives the child that judges with it
+    try:
+        outcome = _run_part(config, progress, watched, part, parts)
+    except BaseException as error:  # the judge's own failure: an honest not-complete
+        outcome = {"complete": False, "stopped": f"part {part} failed: {error!r}"}
+    try:
+        _write_result(Path(f"{config['result']}.part-{part}.json"), outcome)
+    finally:
+        os._exit(0)
+
+
+def _joined(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The parts' outcomes as one: complete only when every part is."""
+    from strategies.parts import join_summaries
+
+    summaries = [o.get("summary") for o in outcomes]
+    present = [s for s in summaries if isinstance(s, dict)]
+    summary = join_summaries(present) if present else None
+    stopped = next((o.get("stopped") for o in outcomes if o.get("stopped")), None)
+    if summary is not None and len(present) < len(summaries):
+        summary.update(complete=False, verification="INCOMPLETE")
+    codes = [int(o.get("exit_code", 3)) for o in outcomes]
+    unusual = [c for c in codes if c not in (0, 1)]
+    return {
+        "exit_code": unusual[0] if unusual else max(codes),
+        "complete": stopped is None and all(o.get("complete") for o in outcomes),
+        "stopped": stopped,
+        "collected": sum(int(o.get("collected", 0)) for o in outcomes),
+        "finished": sum(int(o.get("finished", 0)) for o in outcomes),
+        "unfinished": [n for o in outcomes for n in o.get("unfinished") or []][:5],
+        "memory_error": next(
+            (o["memory_error"] for o in outcomes if o.get("memory_error")), None
+        ),
+        "outside_writes": next(
+            (o["outside_writes"] for o in outcomes if o.get("outside_writes")), None
+        ),
+        "summary": summary,
+    }
+
+
+def _run_part(
+    config: dict[str, Any],
+    progress: _Progress,
+    watched: _Watched,
+    part: int,
+    parts: int,
+) -> dict[str, Any]:
     import pytest
 
-    summary_path = Path(config["result"] + ".suite.json")
+    summary_path = Path(config["result"] + f".suite-{part}.json")
     watcher = _Watcher(progress, watched)
     args = [
         str(SUITE / "invariants"),
@@ -210,6 +302,8 @@ def _run_suite(
         config["profile"],
         "--verification-json",
         str(summary_path),
+        "--part",
+        f"{part}/{parts}",
     ]
     exit_code = int(pytest.main(args, plugins=[watcher]))
     watcher.note_changes("", watched.changes(deep=True))

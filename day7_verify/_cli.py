@@ -33,7 +33,7 @@ from day7_verify._judge import (
     Settings,
 )
 from day7_verify._junit import junit_xml
-from day7_verify._pool import default_jobs, judge_all
+from day7_verify._pool import default_jobs, judge_all, parts_per_learner
 from day7_verify._report import (
     ClassReport,
     SchemaError,
@@ -329,8 +329,10 @@ def _judge(argv: Sequence[str]) -> int:
                 f"--isolation {isolation} is not available here:"
                 f" {detected.why_not_stronger}"
             )
+    jobs = options.jobs or default_jobs()
     try:
         settings = Settings(
+            parts=parts_per_learner(jobs, len(learners)),
             isolation=isolation,
             level=options.level,
             profile=options.profile,
@@ -345,7 +347,6 @@ def _judge(argv: Sequence[str]) -> int:
         scratch = Path(options.scratch)
         if not scratch.is_dir():
             _usage_error(f"--scratch {options.scratch}: not a directory")
-    jobs = options.jobs or default_jobs()
     many = len(learners) > 1 or shard is not None
     counted = 0
 

@@ -129,11 +129,11 @@ class Progress:
 
     @property
     def running(self) -> str | None:
-        """The test that started last and did not finish, if any."""
+        """The test that started last of those that did not finish, if any
+        (the parts of a split run each have one running)."""
         for nodeid in reversed(self.started):
             if nodeid not in self.done:
                 return nodeid
-            break
         return None
 
     def invariant_of(self, nodeid: str) -> str:
@@ -163,10 +163,12 @@ def _apply(progress: Progress, event: dict[str, Any]) -> None:
         progress.phase = event["phase"]
     collected = event.get("collected")
     if isinstance(collected, list):
-        progress.collected = [
+        # One line per part of a split run: together they are the suite.
+        known = {nodeid for nodeid, _ in progress.collected}
+        progress.collected += [
             (str(pair[0]), str(pair[1]))
             for pair in collected
-            if isinstance(pair, list) and len(pair) == 2
+            if isinstance(pair, list) and len(pair) == 2 and str(pair[0]) not in known
         ]
         progress.phase = "tests"
     if isinstance(event.get("start"), str):

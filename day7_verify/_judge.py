@@ -91,6 +91,8 @@ class Settings:
     max_output: int = DEFAULT_MAX_OUTPUT
     load_timeout: float = LOAD_TIMEOUT
     isolation: str = "process"
+    #: Processes one learner's suite is split across (strategies/parts.py).
+    parts: int = 1
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -109,6 +111,8 @@ class Settings:
             raise ValueError(
                 f"isolation {self.isolation!r} is not one of {', '.join(ISOLATIONS)}"
             )
+        if not 1 <= self.parts <= 8:
+            raise ValueError(f"parts must be between 1 and 8, got {self.parts}")
         if self.max_output < 1024:
             raise ValueError(
                 f"an output limit must be at least 1 KiB, got {self.max_output}"
@@ -207,6 +211,7 @@ def _judge(
             "timeout": settings.timeout,
             "parent": os.getpid(),
             "load_timeout": min(settings.load_timeout, settings.timeout),
+            "parts": settings.parts,
         }
         cpu_seconds = int(settings.timeout * 1.5) + 10
         if settings.isolation != "process":

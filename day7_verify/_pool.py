@@ -21,7 +21,7 @@ from day7_verify._discover import Learner
 from day7_verify._judge import Judged, Settings, judge
 from day7_verify._supervise import stop_all
 
-__all__ = ["default_jobs", "judge_all", "scratch_base"]
+__all__ = ["default_jobs", "judge_all", "parts_per_learner", "scratch_base"]
 
 # Memory-backed scratch is used when it has this much room: creating the
 # bundle's 700 files there takes a tenth of the time it takes on a busy disk.
@@ -48,6 +48,13 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def parts_per_learner(jobs: int, learners: int) -> int:
+    """How many processes one learner's suite is split across: the cores
+    left to each of the learners judged at once (1 to 4)."""
+    at_once = max(1, min(jobs, learners))
+    return max(1, min(4, default_jobs() // at_once))
 
 
 def judge_all(

@@ -167,8 +167,15 @@ def make_events(target: Any, specs: Sequence[EventSpec]) -> tuple[Any, ...]:
 def make_run(target: Any, world: World, events: Sequence[EventSpec]) -> Any:
     """The target's AgentRun for a drawn world, with the given events: every
     constructor one step of one batch (strategies.remote.run_steps)."""
-    final, _ = final_text(world.final)
     steps: list[Step] = []
+    return _results(steps, [_run_steps(target, world, events, steps)])[0]
+
+
+def _run_steps(
+    target: Any, world: World, events: Sequence[EventSpec], steps: list[Step]
+) -> Ref:
+    """The steps that make the run (its events first); the run's Ref."""
+    final, _ = final_text(world.final)
     made: list[Any] = [_event(target, spec, steps) for spec in events]
     odd = not (final is None or isinstance(final, str))
     steps.append(
@@ -189,12 +196,17 @@ def make_run(target: Any, world: World, events: Sequence[EventSpec]) -> Any:
         steps.append(Step("", run, (final,), force="final"))
     if world.events_as_list:
         steps.append(Step("", run, (list(made),), force="events"))
-    return _results(steps, [run])[0]
+    return run
 
 
 def make_case(target: Any, spec: CaseSpec) -> Any:
     """The target's EvaluationCase for a neutral case spec."""
     steps: list[Step] = []
+    return _results(steps, [_case_steps(target, spec, steps)])[0]
+
+
+def _case_steps(target: Any, spec: CaseSpec, steps: list[Step]) -> Ref:
+    """The steps that make the case (its expectations first); the case's Ref."""
     files = []
     for path, content in spec.files:
         steps.append(
@@ -238,7 +250,7 @@ def make_case(target: Any, spec: CaseSpec) -> Any:
             },
         )
     )
-    return _results(steps, [Ref(len(steps) - 1)])[0]
+    return Ref(len(steps) - 1)
 
 
 # --- receipts ---------------------------------------------------------------------
@@ -263,9 +275,10 @@ def _receipt(target: Any, stored: Stored) -> Any:
     return remote.run_steps([_receipt_step(target, stored)], call_target)[0]
 
 
-def _put_all(target: Any, store: Any, stored: Sequence[Stored]) -> None:
-    """Each receipt made and put into `store`, in order, as one batch."""
-    steps: list[Step] = []
+def _put_steps(
+    target: Any, store: Any, stored: Sequence[Stored], steps: list[Step]
+) -> None:
+    """The steps that make each receipt and put it into `store`, in order."""
     for one in stored:
         steps.append(_receipt_step(target, one))
         steps.append(
@@ -273,8 +286,6 @@ def _put_all(target: Any, store: Any, stored: Sequence[Stored]) -> None:
                 "ReceiptStore.put(receipt)", store, (Ref(len(steps) - 1),), method="put"
             )
         )
-    if steps:
-        remote.run_steps(steps, call_target)
 
 
 def _extra(number: int) -> Stored:
@@ -380,9 +391,24 @@ def _replace_log(kind: str, path: Path, built: Built) -> None:
 
 
 def _store(world: World, target: Any, built: Built) -> None:
+    """The world's receipt store (and its log), made by the target, on its own."""
+    steps: list[Step] = []
+    store, receipts = _store_steps(world, target, built, steps)
+    built.receipts = _results(steps, [store])[0]
+    _finish_log(world, target, built, receipts)
+
+
+def _store_steps(
+    world: World, target: Any, built: Built, steps: list[Step]
+) -> tuple[Ref, list[Stored]]:
+    """The steps that make the world's store and put its receipts into it.
+
+    Returns the store's Ref and the receipts put; the log directory is laid
+    out here, before any step runs.
+    """
     log = world.log
     if log.store == "memory":
-        built.receipts = call_target("ReceiptStore()", target.ReceiptStore)
+        steps.append(Step("ReceiptStore()", target.ReceiptStore))
         built.log_path = None
     else:
         if log.location == "inside":
@@ -396,19 +422,27 @@ def _store(world: World, target: Any, built: Built) -> None:
             remote.give_to_worker(built.tree / "logs-real")
             remote.give_to_worker(built.tree / "logs")
             built.log_path = built.tree / "logs" / LOG_NAME
-        built.receipts = call_target(
-            "ReceiptStore(path)", target.ReceiptStore, built.log_path
-        )
+        steps.append(Step("ReceiptStore(path)", target.ReceiptStore, (built.log_path,)))
+    store = Ref(len(steps) - 1)
     if world.plan is not None or log.store == "missing":
-        return
+        return store, []
     stored = [f for f in world.receipts if stored_as(f, log) == "put"]
     receipts = [
         *(_extra(n) for n in range(extra_receipts(world))),
         *(stored_receipt(f) for f in stored),
         *crossed_receipts(world),
     ]
-    _put_all(target, built.receipts, receipts)
-    if built.log_path is None:
+    _put_steps(target, store, receipts, steps)
+    return store, receipts
+
+
+def _finish_log(
+    world: World, target: Any, built: Built, receipts: Sequence[Stored]
+) -> None:
+    """Check the log the puts wrote, then append, damage or replace it as the
+    world says; nothing to do for a store in memory or a real run's."""
+    log = world.log
+    if built.log_path is None or world.plan is not None or log.store == "missing":
         return
     path = built.log_path
     written = path.read_bytes() if path.is_file() else b""
@@ -672,37 +706,50 @@ def _build(
     built = Built(world, tree, root, None, None, None, None, None)
     if world.plan is not None:
         _play(world, target, built)
+        if world.log.get is not None:
+            built.receipts.get = _raising_get(target, world.log.get)
+        built.case = make_case(target, case_spec(world))
+        return built
+    for fact in world.files:
+        placed = place_file(fact, root, outside)
+        built.fifos.extend(placed.fifos)
+        built.secrets.extend(placed.secrets)
+    remote.give_to_worker(tree)
+
+    def confirm_tool(action: Any) -> bool:
+        built.approvals.append(action)
+        return False
+
+    # Two requests a world, not one per constructor: the policy, the
+    # store and its receipts first, since the log they write is checked
+    # (and damaged, or replaced) before anything else is built; then the
+    # workspace, the run and the case.
+    steps: list[Step] = [Step("ToolPolicy(root)", target.ToolPolicy, (root,))]
+    store, receipts = _store_steps(world, target, built, steps)
+    policy, built.receipts = _results(steps, [Ref(0), store])
+    _finish_log(world, target, built, receipts)
+    steps = []
+    if world.log.workspace_store == "same":
+        workspace_store: Any = built.receipts
     else:
-        for fact in world.files:
-            placed = place_file(fact, root, outside)
-            built.fifos.extend(placed.fifos)
-            built.secrets.extend(placed.secrets)
-        remote.give_to_worker(tree)
-        policy = call_target("ToolPolicy(root)", target.ToolPolicy, root)
-
-        def confirm_tool(action: Any) -> bool:
-            built.approvals.append(action)
-            return False
-
-        _store(world, target, built)
-        if world.log.workspace_store == "same":
-            workspace_store = built.receipts
-        else:
-            workspace_store = call_target("ReceiptStore()", target.ReceiptStore)
-        built.workspace = call_target(
+        steps.append(Step("ReceiptStore()", target.ReceiptStore))
+        workspace_store = Ref(len(steps) - 1)
+    steps.append(
+        Step(
             "Workspace(policy, confirm_tool, receipt_store)",
             target.Workspace,
-            policy,
-            confirm_tool,
-            workspace_store,
+            (policy, confirm_tool, workspace_store),
         )
-        specs = world_events(world) if events is None else events
-        if world.events_as_list:
-            specs = [replace(e, step=len(specs) + 1 - e.step) for e in specs]
-        built.run = make_run(target, world, specs)
+    )
+    workspace = Ref(len(steps) - 1)
+    specs = world_events(world) if events is None else events
+    if world.events_as_list:
+        specs = [replace(e, step=len(specs) + 1 - e.step) for e in specs]
+    run = _run_steps(target, world, specs, steps)
+    case = _case_steps(target, case_spec(world), steps)
+    built.workspace, built.run, built.case = _results(steps, [workspace, run, case])
     if world.log.get is not None:
         built.receipts.get = _raising_get(target, world.log.get)
-    built.case = make_case(target, case_spec(world))
     return built
 
 

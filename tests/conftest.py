@@ -53,6 +53,7 @@ from strategies.bounds import (
 )
 from strategies.lessons import CallAborted, InvariantFailure, timed_out
 from strategies.ordering import rank
+from strategies.parts import assign, parse_part
 from strategies.probe import probe_target
 from strategies.profiles import PROFILES, choose_profile, register_profiles
 from strategies.target import LEVELS, Target, TargetError, load_target
@@ -116,6 +117,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         " hung; 0: no limit)",
     )
     group.addoption(
+        "--part",
+        metavar="I/N",
+        type=_part,
+        default=(1, 1),
+        help="run only the I-th of N parts of the invariants (strategies/parts.py);"
+        " day7-verify runs the N parts at once, one per core (default 1/1)",
+    )
+    group.addoption(
         "--test-timeout",
         metavar="SECONDS",
         type=_seconds,
@@ -124,6 +133,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         " backstop for the target's code that runs outside a bounded call"
         " (default 0: no limit)",
     )
+
+
+def _part(text: str) -> tuple[int, int]:
+    try:
+        return parse_part(text)
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def _seconds(text: str) -> float:
@@ -248,6 +264,15 @@ def pytest_collection_modifyitems(
         return (1, rank(invariant), position[id(item)])
 
     items.sort(key=key)
+    part, parts = config.getoption("--part")
+    if parts > 1:
+        # Each invariant in exactly one part; other tests in the first.
+        owner = assign(parts, {_invariant_of(item) or "" for item in items})
+        kept = [i for i in items if owner.get(_invariant_of(i) or "", 1) == part]
+        dropped = [i for i in items if owner.get(_invariant_of(i) or "", 1) != part]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -637,10 +662,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     outcomes = config.stash[_OUTCOMES]
     target = config.stash.get(_TARGET, None)
-    if target is not None and outcomes.invariants and not outcomes.interrupted:
+    first_part = config.getoption("--part")[0] == 1
+    if (
+        target is not None
+        and outcomes.invariants
+        and not outcomes.interrupted
+        and first_part
+    ):
         # After every test, so a crash or a hang is still told by the test
         # that met it; only for the summary, the one reader of the probe
-        # (the score, docs/score.md). An interrupted run is left alone.
+        # (the score, docs/score.md). An interrupted run is left alone; of a
+        # run split into parts, the first part measures it.
         outcomes.probe = probe_target(target)
     summary = outcomes.summary(target)
     if summary is None:

@@ -1,0 +1,129 @@
+"""One learner's suite split across cores, and the parts' summaries joined.
+
+`day7-verify` judges one learner faster by running the invariants as N
+parts at once: N pytest sessions, each with its own worker, every invariant
+in exactly one part, so each invariant's verdict is made whole in one
+process. `assign` says which part an invariant belongs to (the same answer
+in every process, with no state), `join_summaries` makes the N end-of-run
+summaries one, as a single session would have written it.
+
+The split balances the parts by what each invariant cost on a passing
+folder; the costs are a guide, not a rule: a part that finishes early only
+waits, and an invariant missing from the table counts as an average one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from strategies.ordering import INVARIANT_ORDER, rank
+
+__all__ = ["COSTS", "assign", "join_summaries", "parse_part"]
+
+#: Seconds each invariant took on the course reference (ci profile,
+#: `pytest tests/invariants --durations=0`, 2026-12-04, one process); the
+#: hardened three measured on the bundled evaluator.
+COSTS: Mapping[str, float] = {
+    "surface": 0.01,
+    "specification-refused": 1.7,
+    "specification-accepted": 0.2,
+    "path-normalisation": 0.4,
+    "argument-types": 0.1,
+    "report-shape": 0.7,
+    "report-verdict": 1.2,
+    "render-grammar": 1.2,
+    "truth": 1.7,
+    "store-kinds": 1.2,
+    "unavailable-evidence": 0.8,
+    "malformed-run": 0.5,
+    "tampered-log": 2.1,
+    "order-insensitivity": 1.5,
+    "independence": 2.0,
+    "determinism": 1.4,
+    "stateless": 3.3,
+    "read-only": 1.8,
+    "end-to-end": 0.5,
+    "wrong-fact-fails-alone": 2.0,
+    "phrasing-and-order-free": 0.6,
+    "incomplete-fails-final-only": 0.7,
+    "chapter-scenario": 0.05,
+    "read-only-real-runs": 0.6,
+    "read-state-kept": 0.9,
+    "hostile-worlds": 1.5,
+    "confinement": 0.8,
+}
+_AVERAGE = sum(COSTS.values()) / len(COSTS)
+
+
+def parse_part(text: str) -> tuple[int, int]:
+    """`"I/N"` (1 <= I <= N) as (I, N); ValueError in one line otherwise."""
+    index, slash, count = text.partition("/")
+    try:
+        if not slash:
+            raise ValueError
+        part, parts = int(index), int(count)
+    except ValueError:
+        raise ValueError(f"a part is I/N, such as 1/2, not {text!r}") from None
+    if not 1 <= part <= parts:
+        raise ValueError(f"part {text!r}: I must be between 1 and N")
+    return part, parts
+
+
+def assign(parts: int, names: Iterable[str] = INVARIANT_ORDER) -> dict[str, int]:
+    """Each invariant's part (1..parts): the costliest first, each to the part
+    with the least so far (ties to the lowest part), so the same names always
+    split the same way."""
+    if parts < 1:
+        raise ValueError(f"parts must be at least 1, got {parts}")
+    load = [0.0] * parts
+    chosen: dict[str, int] = {}
+    for name in sorted(set(names), key=lambda n: (-COSTS.get(n, _AVERAGE), n)):
+        lightest = min(range(parts), key=lambda p: (load[p], p))
+        load[lightest] += COSTS.get(name, _AVERAGE)
+        chosen[name] = lightest + 1
+    return chosen
+
+
+def join_summaries(summaries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The parts' end-of-run summaries as one (tests/conftest.py's shape).
+
+    Invariants and their lessons come back in the basic-first order; counts
+    add up; the run is complete only when every part is, and its verdict is
+    then PASS exactly when every counted invariant of every part holds.
+    """
+    if not summaries:
+        raise ValueError("no summary to join")
+    first = summaries[0]
+    invariants = sorted(
+        (i for s in summaries for i in s.get("invariants", [])),
+        key=lambda i: rank(str(i.get("name", ""))),
+    )
+    lessons = sorted(
+        (lesson for s in summaries for lesson in s.get("lessons", [])),
+        key=lambda lesson: rank(str(lesson.get("invariant", ""))),
+    )
+    complete = all(s.get("complete") is True for s in summaries)
+    holding = sum(int(s.get("holding", 0)) for s in summaries)
+    counted = sum(int(s.get("counted", 0)) for s in summaries)
+    if all(s.get("verification") == "NONE" for s in summaries):
+        verdict = "NONE"
+    elif not complete:
+        verdict = "INCOMPLETE"
+    else:
+        verdict = "PASS" if holding == counted else "FAIL"
+    joined = dict(first)
+    joined.update(
+        verification=verdict,
+        complete=complete,
+        stopped=next((s["stopped"] for s in summaries if s.get("stopped")), ""),
+        unfinished=[n for s in summaries for n in s.get("unfinished", [])],
+        selected=sum(int(s.get("selected", 0)) for s in summaries),
+        holding=holding,
+        counted=counted,
+        failing=sum(int(s.get("failing", 0)) for s in summaries),
+        invariants=invariants,
+        lessons=lessons,
+        probe=next((s["probe"] for s in summaries if s.get("probe")), None),
+    )
+    return joined
