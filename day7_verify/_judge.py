@@ -230,8 +230,11 @@ def _judge(
             # Another learner judged at once (another uid) can do neither:
             # without a sandbox it may still find these paths by name.
             give_to(uid, cwd, tmp, home, worlds)
-            for private_place in (cwd, tmp, home, worlds):
-                os.chmod(private_place, 0o700)
+            if settings.isolation == "user":
+                # In the sandbox no other learner sees them, and bwrap,
+                # still root but without capabilities, must enter the cwd.
+                for private_place in (cwd, tmp, home, worlds):
+                    os.chmod(private_place, 0o700)
             _share_with_group(uid, scratch / "folder")
             os.chmod(scratch, 0o711)
             os.chmod(workroot, 0o711)
