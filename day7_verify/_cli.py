@@ -44,6 +44,7 @@ from day7_verify._report import (
 from day7_verify._sandbox import ISOLATIONS, detect
 from day7_verify._shard import merge, parse_shard, select
 from day7_verify._text import class_lines, learner_lines, verdict_line
+from day7_verify._uids import UidError
 from strategies.target import LEVELS
 
 __all__ = ["main"]
@@ -124,7 +125,8 @@ def _judge_parser() -> _Parser:
         choices=ISOLATIONS,
         default=None,
         help="how each learner's child is isolated: sandbox (bubblewrap namespaces,"
-        " uid 65534), user (uid 65534, as root), process (none beyond a child);"
+        " an unprivileged uid), user (a uid of its own, as root), process (none"
+        " beyond a child); as root, each learner judged at once gets its own uid;"
         " default: the strongest this machine allows",
     )
     parser.add_argument(
@@ -376,7 +378,7 @@ def _judge(argv: Sequence[str]) -> int:
         judged = judge_all(
             learners, settings, min(jobs, max(1, len(learners))), done, scratch
         )
-    except BundleError as error:
+    except (BundleError, UidError) as error:
         _usage_error(str(error))
     report = ClassReport(
         settings=settings.to_json(),

@@ -19,6 +19,7 @@ PYTHONHASHSEED, and the same folder must get the same verdicts twice.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -27,7 +28,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,10 @@ from day7_verify._bundle import CHILD_SCRIPT, Manifest
 from day7_verify._discover import Learner
 from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
-from day7_verify._sandbox import ISOLATIONS, give_to_nobody, worker_settings, wrap
+from day7_verify._sandbox import ISOLATIONS, NOBODY, give_to, worker_settings, wrap
 from day7_verify._score import scored
 from day7_verify._supervise import Finished, run_bounded
+from day7_verify._uids import Uids
 from day7_verify._verdict import Limits, at_level, classify, counted
 from strategies.target import DAY7_MODULES, LEVELS
 
@@ -144,14 +146,17 @@ def judge(
     settings: Settings,
     manifest: Manifest,
     workroot: Path,
+    uids: Uids | None = None,
 ) -> Judged:
     """Judge one learner in its own child; never raises for anything the learner did.
 
     Its verdict lists exactly the level's invariants, whatever its run reached,
     and it passes only when every one of them holds; its score is made from
-    that list (docs/score.md).
+    that list (docs/score.md). With `uids` (run as root under sandbox or
+    user), its worker runs as a uid leased from them for the whole run.
     """
-    judged = _judge(learner, settings, manifest, workroot)
+    with _uid(uids) as uid:
+        judged = _judge(learner, settings, manifest, workroot, uid)
     return replace(
         judged,
         verdict=scored(
@@ -160,11 +165,21 @@ def judge(
     )
 
 
+@contextlib.contextmanager
+def _uid(uids: Uids | None) -> Iterator[int]:
+    if uids is None:
+        yield NOBODY
+    else:
+        with uids.lease() as uid:
+            yield uid
+
+
 def _judge(
     learner: Learner,
     settings: Settings,
     manifest: Manifest,
     workroot: Path,
+    uid: int,
 ) -> Judged:
     clock = time.monotonic()
     problem = _unloadable(learner.folder)
@@ -215,11 +230,18 @@ def _judge(
         }
         cpu_seconds = int(settings.timeout * 1.5) + 10
         if settings.isolation != "process":
-            # The worker, as uid 65534, writes only its worlds, its working
+            # The worker, as its own uid, writes only its worlds, its working
             # directory, HOME and /tmp; it reads its copy of the folder.
-            give_to_nobody(cwd, tmp, home, worlds)
+            # Another learner judged at once (another uid) can do neither:
+            # without a sandbox it may still find these paths by name.
+            give_to(uid, cwd, tmp, home, worlds)
+            if settings.isolation == "user":
+                # In the sandbox no other learner sees them, and bwrap,
+                # still root but without capabilities, must enter the cwd.
+                for private_place in (cwd, tmp, home, worlds):
+                    os.chmod(private_place, 0o700)
+            _share_with_group(uid, scratch / "folder")
             os.chmod(scratch, 0o711)
-            os.chmod(scratch / "folder", 0o755)
             os.chmod(workroot, 0o711)
         # The judge (the child: pytest, Hypothesis, the suite, every world's
         # truth) runs the learner's code nowhere in its own process: each
@@ -233,6 +255,7 @@ def _judge(
             cpu_seconds=cpu_seconds,
             memory=settings.memory,
             cwd=cwd,
+            uid=uid,
             env={
                 "HOME": str(home),
                 "TMPDIR": "/tmp" if settings.isolation == "sandbox" else str(tmp),
@@ -279,6 +302,24 @@ def _judge(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(private, ignore_errors=True)
+
+
+def _share_with_group(gid: int, top: Path) -> None:
+    """Readable by group `gid` only, writable by nobody but root (as root only).
+
+    A classmate's worker could otherwise read, or run, this learner's code.
+    """
+    if os.geteuid() != 0:
+        os.chmod(top, 0o755)
+        return
+    for folder, folders, files in os.walk(top):
+        os.chown(folder, 0, gid, follow_symlinks=False)
+        os.chmod(folder, 0o750)
+        for name in folders + files:
+            path = os.path.join(folder, name)
+            os.chown(path, 0, gid, follow_symlinks=False)
+            if not os.path.islink(path) and name in files:
+                os.chmod(path, 0o640)
 
 
 def _unloadable(folder: Path) -> str | None:

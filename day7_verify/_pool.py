@@ -20,6 +20,7 @@ from day7_verify._bundle import manifest
 from day7_verify._discover import Learner
 from day7_verify._judge import Judged, Settings, judge
 from day7_verify._supervise import stop_all
+from day7_verify._uids import Uids
 
 __all__ = ["default_jobs", "judge_all", "parts_per_learner", "scratch_base"]
 
@@ -64,9 +65,18 @@ def judge_all(
     done: Callable[[Judged], None] | None = None,
     scratch: Path | None = None,
 ) -> list[Judged]:
-    """Every learner's verdict, in the order given; `done` hears each as it ends."""
+    """Every learner's verdict, in the order given; `done` hears each as it ends.
+
+    Run as root under sandbox or user isolation, each running learner's worker
+    gets a uid of its own (day7_verify._uids); UidError, in one line, when the
+    block cannot give `jobs` of them.
+    """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
+    uids = None
+    if settings.isolation != "process" and os.geteuid() == 0:
+        uids = Uids()
+        uids.check(jobs)
     files = manifest()
     base = scratch if scratch is not None else scratch_base()
     workroot = Path(tempfile.mkdtemp(prefix="day7-verify-", dir=base))
@@ -74,7 +84,7 @@ def judge_all(
     try:
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="judge") as pool:
             pending: dict[Future[Judged], int] = {
-                pool.submit(judge, learner, settings, files, workroot): index
+                pool.submit(judge, learner, settings, files, workroot, uids): index
                 for index, learner in enumerate(learners)
             }
             try:

@@ -10,13 +10,17 @@ Three modes, strongest first:
   files of ``/etc``, the Python installation (its site-packages masked by an
   empty tmpfs), the read-only paths the caller names and, writable, the
   caller's writable paths; ``/tmp`` is the scratch directory's ``tmp``. The
-  command runs as uid/gid 65534 with no capabilities: run as root, bwrap
-  uses no user namespace and drops to 65534 with ``setpriv`` (so 65534 is a
-  real uid and ``RLIMIT_NPROC`` counts its processes); run as another user,
-  ``--unshare-user --uid 65534 --gid 65534``.
-- ``user``: no namespaces, but the command is root: the command runs as uid
-  and gid 65534 with no supplementary groups; the writable paths are given to
-  it, everything else of root's it cannot write.
+  command runs as an unprivileged uid/gid with no capabilities: run as root,
+  bwrap uses no user namespace and drops to the caller's `uid` with
+  ``setpriv`` (a real uid: ``RLIMIT_NPROC`` counts its processes); run as
+  another user, ``--unshare-user --uid 65534 --gid 65534``.
+- ``user``: no namespaces, but the command is root: the command runs as the
+  caller's `uid` (and the gid of that number) with no supplementary groups;
+  the writable paths are given to it, everything else of root's it cannot
+  write.
+
+The `uid` is 65534 (``nobody``) unless the caller leases one per learner
+(day7_verify._uids), as the command does for learners judged at once.
 - ``process``: the command's own user, as before this module.
 
 In every mode: ``RLIMIT_NPROC``, ``RLIMIT_FSIZE``, ``RLIMIT_CPU`` and no core
@@ -45,17 +49,18 @@ __all__ = [
     "Detected",
     "Wrapped",
     "detect",
-    "give_to_nobody",
+    "give_to",
     "worker_settings",
     "wrap",
 ]
 
 ISOLATIONS: tuple[str, ...] = ("sandbox", "user", "process")
-#: The unprivileged uid and gid a learner runs as (``nobody``).
+#: The unprivileged uid and gid a command runs as when the caller names none
+#: (``nobody``): the probe, and every sandbox of a user other than root.
 NOBODY = 65534
-#: Processes uid 65534 may have at once (sandbox and user modes, run as root
-#: only: for the command's own user the count would include all of that
-#: user's processes).
+#: Processes the command's uid may have at once (sandbox and user modes, run
+#: as root only: for the command's own user the count would include all of
+#: that user's processes).
 NPROC = 64
 #: The largest file the command may write.
 FSIZE = 256 << 20
@@ -109,24 +114,25 @@ def wrap(
     readonly: Sequence[Path] = (),
     cpu_seconds: int,
     cwd: Path | None = None,
+    uid: int = NOBODY,
 ) -> Wrapped:
     """The argv (and preexec) that runs `argv` under `isolation`.
 
     `scratch` and `writable` are the only places it may write; `readonly` it
     may read (besides the system and the Python installation). Paths keep
-    their names inside the sandbox. The caller gives writable paths to uid
-    65534 first (`give_to_nobody`) under sandbox and user.
+    their names inside the sandbox. Run as root, the command runs as `uid`
+    (and gid) under sandbox and user; the caller gives it the writable paths
+    first (`give_to`).
     """
     if isolation not in ISOLATIONS:
         raise ValueError(f"isolation {isolation!r} is not one of {ISOLATIONS}")
-    # Only where 65534 is a real uid (root dropped to it): for any other user
+    # Only where `uid` is a real uid (root dropped to it): for any other user
     # the count would take in all of that user's processes.
-    nobody = isolation != "process" and os.geteuid() == 0
-    preexec = functools.partial(
-        _preexec, cpu_seconds, nobody, isolation == "user" and os.geteuid() == 0
-    )
+    limited = isolation != "process" and os.geteuid() == 0
+    drop = uid if isolation == "user" and os.geteuid() == 0 else None
+    preexec = functools.partial(_preexec, cpu_seconds, limited, drop)
     if isolation == "sandbox":
-        command = _bwrap(list(argv), scratch, [scratch, *writable], readonly)
+        command = _bwrap(list(argv), scratch, [scratch, *writable], readonly, uid=uid)
         if cwd is not None:
             at = command.index("--")
             command[at:at] = ["--chdir", str(cwd)]
@@ -146,12 +152,14 @@ def worker_settings(
     memory: int,
     cwd: Path,
     env: dict[str, str],
+    uid: int = NOBODY,
 ) -> dict[str, object]:
     """How the judge starts its worker (strategies.remote reads it from
     DAY7_WORKER): the sandbox's argv to put before the interpreter, the uid to
-    drop to, and the limits. `worlds` is where the judge builds the trees the
-    worker reads and writes (devices it placed there stay devices); the
-    worker sees nothing else of `scratch` but `writable` and `readonly`."""
+    drop to (`uid`, run as root), and the limits. `worlds` is where the judge
+    builds the trees the worker reads and writes (devices it placed there stay
+    devices); the worker sees nothing else of `scratch` but `writable` and
+    `readonly`."""
     if isolation not in ISOLATIONS:
         raise ValueError(f"isolation {isolation!r} is not one of {ISOLATIONS}")
     root = os.geteuid() == 0
@@ -165,39 +173,42 @@ def worker_settings(
     }
     if isolation != "process" and root:
         settings["nproc"] = NPROC
-        settings["owner"] = NOBODY
+        settings["owner"] = uid
     if isolation == "user" and root:
-        settings["uid"] = NOBODY
+        settings["uid"] = uid
     if isolation == "sandbox":
-        prefix = _bwrap([], scratch, [*writable], readonly, devices=[worlds], cwd=cwd)
+        prefix = _bwrap(
+            [], scratch, [*writable], readonly, devices=[worlds], cwd=cwd, uid=uid
+        )
         settings["prefix"] = prefix
     return settings
 
 
-def give_to_nobody(*paths: Path) -> None:
-    """Make uid/gid 65534 the owner of everything under `paths` (as root only)."""
+def give_to(uid: int, *paths: Path) -> None:
+    """Make `uid` (and the gid of that number) the owner of everything under
+    `paths` (as root only)."""
     if os.geteuid() != 0:
         return
     for root in paths:
-        os.chown(root, NOBODY, NOBODY, follow_symlinks=False)
+        os.chown(root, uid, uid, follow_symlinks=False)
         for folder, folders, files in os.walk(root):
             for name in folders + files:
                 path = os.path.join(folder, name)
-                os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+                os.chown(path, uid, uid, follow_symlinks=False)
 
 
-def _preexec(cpu_seconds: int, nobody: bool, drop: bool) -> None:
-    """In the forked child, before exec: limits, then (user mode) uid 65534."""
+def _preexec(cpu_seconds: int, limited: bool, drop: int | None) -> None:
+    """In the forked child, before exec: limits, then (user mode) uid `drop`."""
     resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE, FSIZE))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if nobody:
-        # Root is not held to it, so it bites once the command is uid 65534.
+    if limited:
+        # Root is not held to it, so it bites once the command has dropped.
         resource.setrlimit(resource.RLIMIT_NPROC, (NPROC, NPROC))
-    if drop:
+    if drop is not None:
         os.setgroups([])
-        os.setgid(NOBODY)
-        os.setuid(NOBODY)
+        os.setgid(drop)
+        os.setuid(drop)
 
 
 def _python_paths() -> tuple[list[Path], list[Path]]:
@@ -221,12 +232,13 @@ def _bwrap(
     *,
     devices: Sequence[Path] = (),
     cwd: Path | None = None,
+    uid: int = NOBODY,
 ) -> list[str]:
     bwrap = shutil.which("bwrap") or "bwrap"
     as_root = os.geteuid() == 0
     out = [bwrap]
     if as_root:
-        # No user namespace (bwrap would map only root to root): 65534 is a
+        # No user namespace (bwrap would map only root to root): `uid` is a
         # real uid, dropped to by setpriv after bwrap kept it only the two
         # capabilities setpriv needs.
         out += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
@@ -263,13 +275,13 @@ def _bwrap(
         out += _parents(path, made) + ["--bind", str(path), str(path)]
     for path in devices:
         # The judge's hostile worlds hold device nodes the target must meet as
-        # devices; uid 65534 without capabilities cannot make one of its own.
+        # devices; an unprivileged uid without capabilities cannot make one.
         out += _parents(path, made) + ["--dev-bind", str(path), str(path)]
     if cwd is not None:
         out += ["--chdir", str(cwd)]
     if as_root:
         setpriv = shutil.which("setpriv") or "setpriv"
-        out += ["--", setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}"]
+        out += ["--", setpriv, f"--reuid={uid}", f"--regid={uid}"]
         out += ["--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
     else:
         out += ["--"]
@@ -314,7 +326,7 @@ def _probe(isolation: str, probe: list[str]) -> str | None:
     elif os.geteuid() != 0:
         return "the command is not root, so it cannot switch to uid 65534"
     scratch = Path(tempfile.mkdtemp(prefix="day7-probe-"))
-    give_to_nobody(scratch)
+    give_to(NOBODY, scratch)
     wrapped = wrap(isolation, probe, scratch=scratch, cpu_seconds=30)
     try:
         done = subprocess.run(

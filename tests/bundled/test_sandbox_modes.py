@@ -1,6 +1,7 @@
 """The isolation modes one by one, without judging anyone (fast).
 
-- `user` runs a command as uid and gid 65534 with no groups (as root only);
+- `user` runs a command as the uid and gid it is given (65534 unless the
+  caller leases one per learner) with no groups (as root only);
 - every mode sets the process, file-size and CPU limits;
 - `sandbox` shows no `/`, no network and no other process;
 - `--cohort` refuses, in one line, to run with less than `user` unless
@@ -21,6 +22,7 @@ from _command_learners import ROOT, learner_folder
 
 from day7_verify import _cli, _sandbox
 from day7_verify._sandbox import FSIZE, NOBODY, NPROC, Detected, wrap
+from day7_verify._uids import FIRST
 
 _SHOW = (
     "import os, resource;"
@@ -32,9 +34,9 @@ _SHOW = (
 ).format(str(ROOT / "README.md"))
 
 
-def _run(isolation: str, scratch: Path) -> list[str]:
+def _run(isolation: str, scratch: Path, uid: int = NOBODY) -> list[str]:
     (scratch / "tmp").mkdir(parents=True)
-    _sandbox.give_to_nobody(scratch)
+    _sandbox.give_to(uid, scratch)
     os.chmod(scratch, 0o711)
     wrapped = wrap(
         isolation,
@@ -42,6 +44,7 @@ def _run(isolation: str, scratch: Path) -> list[str]:
         scratch=scratch,
         cpu_seconds=77,
         cwd=scratch,
+        uid=uid,
     )
     done = subprocess.run(
         wrapped.argv,
@@ -88,6 +91,27 @@ def test_sandbox_mode_shows_nothing_of_the_machine(tmp_path: Path) -> None:
     assert (int(nproc), int(fsize), int(cpu)) == (NPROC, FSIZE, 77)
     assert work == "False"  # no / bound: not this checkout
     assert int(processes) <= 2  # bwrap's init and itself
+
+
+@needs_python
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can switch uids")
+@pytest.mark.parametrize("isolation", ["user", "sandbox"])
+def test_the_command_runs_as_the_uid_it_is_given(
+    isolation: str, tmp_path: Path
+) -> None:
+    if isolation == "sandbox" and _sandbox.detect().isolation != "sandbox":
+        pytest.skip(f"no bubblewrap sandbox here: {_sandbox.detect().why_not_stronger}")
+    # A learner's leased uid, as the command hands it out: in setpriv's argv
+    # (sandbox) or the preexec's setuid (user), never 65534.
+    scratch = Path(
+        tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    )
+    try:
+        uid, gid, groups, rest = _run(isolation, scratch, FIRST + 7)
+    finally:
+        shutil.rmtree(scratch)
+    assert (int(uid), int(gid), groups) == (FIRST + 7, FIRST + 7, "[]")
+    assert int(rest.split()[0]) == NPROC
 
 
 def test_process_mode_sets_the_limits_and_changes_nothing_else() -> None:
@@ -144,7 +168,7 @@ def test_a_signal_inside_the_sandbox_reads_as_that_signal(tmp_path: Path) -> Non
     """bwrap's init exits 128 + N; the command reads -N, as for a bare child."""
     scratch = tmp_path / "scratch"
     (scratch / "tmp").mkdir(parents=True)
-    _sandbox.give_to_nobody(scratch)
+    _sandbox.give_to(NOBODY, scratch)
     os.chmod(scratch, 0o711)
     kill = "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
     wrapped = wrap(
