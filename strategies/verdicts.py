@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from strategies.fixes import placed
 from strategies.lessons import (
     CallAborted,
     InvariantFailure,
@@ -189,7 +190,7 @@ def assert_truth(
             world=words,
             expected=f"checks [{', '.join(want)}]",
             observed=f"checks [{', '.join(names)}]",
-            hint=_names_hint(names, want),
+            hint=placed(_names_hint(names, want), "evaluate_run"),
             cause=_names_cause(names, want),
         )
     for row, check in zip(rows, expected, strict=True):
