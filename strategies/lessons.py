@@ -37,6 +37,7 @@ import contextlib
 import os
 import re
 import sysconfig
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, NoReturn
@@ -53,10 +54,12 @@ __all__ = [
     "TOPICS",
     "CallAborted",
     "InvariantFailure",
+    "at_frame",
     "call_target",
     "describing",
     "expect_error",
     "fail",
+    "raised_where",
     "report_view",
     "shown_world",
     "timed_out",
@@ -660,7 +663,7 @@ def timed_out(
         observed=f"{what} still running after {seconds:g} s"
         + (f", in {place}" if place else ""),
         headline=headline,
-        hint=_hang_hint(
+        hint=at_frame(
             hint or "look for a loop whose condition never changes", what, where
         ),
         topic="hang",
@@ -669,14 +672,22 @@ def timed_out(
     )
 
 
-def _hang_hint(hint: str, what: str, where: Sequence[tuple[str, int, str]]) -> str:
-    """`hint`, ending with the function that was running when the alarm rang
-    and its file, when that frame is the target's own; else the call's name."""
+def at_frame(hint: str, what: str, where: Sequence[tuple[str, int, str]]) -> str:
+    """`hint`, ending with the function of the target's innermost frame in
+    `where` (innermost first) and its file; else with the call's name."""
     chosen = _target_frame(where)
     if chosen is not None and _is_targets(chosen[0]):
         filename, _, function = chosen
         return f"{hint}; {changing(function, os.path.basename(filename))}"
     return placed(hint, change_for(what))
+
+
+def raised_where(error: BaseException) -> tuple[tuple[str, int, str], ...]:
+    """Where `error` was raised, as (file, line, function), innermost first."""
+    return tuple(
+        (frame.filename, frame.lineno or 0, frame.name)
+        for frame in reversed(traceback.extract_tb(error.__traceback__))
+    )
 
 
 def _is_machinery(error: BaseException) -> bool:
