@@ -125,15 +125,19 @@ class _Lesson:
         )
         return self._render()
 
+    #: The world as it was given, before `shown_world` bounded it.
+    whole_world: str
+
     @property
     def world(self) -> str:
-        return self._world
+        """The world the lesson shows: `whole_world`, bounded (`shown_world`)."""
+        return shown_world(self.whole_world)
 
     @world.setter
     def world(self, text: str) -> None:
-        # Set again when a lesson travels out of `judging`; a world a lesson
-        # shows is bounded however it was made (`shown_world`).
-        self._world = shown_world(text)
+        # Set again when a lesson travels out of `judging`, which adds the
+        # world's words in front of what the lesson said.
+        self.whole_world = text
 
     def _render(self) -> str:
         lines = [self.headline]

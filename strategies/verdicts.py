@@ -111,8 +111,10 @@ def judging(world: World, target: Any, context: str = "") -> Iterator[None]:
         with describing(words):  # a hang ends the test before Hypothesis prints
             yield
     except (InvariantFailure, CallAborted) as failure:
-        if not failure.world.startswith(words):
-            failure.world = "\n".join(part for part in (words, failure.world) if part)
+        if not failure.whole_world.startswith(words):
+            failure.world = "\n".join(
+                part for part in (words, failure.whole_world) if part
+            )
         if not failure.reproduce:
             failure.reproduce = reproduction(world, target)
         raise
