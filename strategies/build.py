@@ -39,6 +39,7 @@ from typing import Any
 from strategies import remote
 from strategies.files import ROOT_BYTES, SPARSE_SIZES, place_file
 from strategies.finals import final_text
+from strategies.fixes import change_for, placed
 from strategies.lessons import InvariantFailure, call_target, called
 from strategies.logs import LOG_KINDS, call_id_of, tamper
 from strategies.plans import (
@@ -341,6 +342,10 @@ def _line(target: Any, stored: Stored, scratch: Path) -> bytes:
                 world="",
                 expected="ReceiptStore(path).put(receipt) to append a line to the log",
                 observed="the log file was never created",
+                hint=placed(
+                    "a store with a path appends one JSON line per new receipt",
+                    "ReceiptStore.put",
+                ),
                 cause="substrate:ReceiptStore.put",
             )
         return log.read_bytes()
@@ -455,9 +460,12 @@ def _finish_log(
             " line to the log",
             observed=f"after {len(receipts)} call(s) of ReceiptStore.put"
             f" (receipts.py) the log holds {len(written.splitlines())} line(s)",
-            hint="ReceiptStore.put in receipts.py must append one JSON line per"
-            " new receipt to the log file it was given (open it in append mode,"
-            " write the line, end it with a newline); a TODO body writes nothing",
+            hint=placed(
+                "ReceiptStore.put must append one JSON line per new receipt to the"
+                " log file it was given (open it in append mode, write the line,"
+                " end it with a newline); a TODO body writes nothing",
+                "ReceiptStore.put",
+            ),
             cause="substrate:ReceiptStore.put",
         )
     for fact in world.receipts:
@@ -653,8 +661,11 @@ def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
             world="",
             expected="the run the plan implies (Days 1-3 behaviour)",
             observed="; ".join(problems[:3]),
-            hint="Day 7 judges runs made by the Day 1-3 loop and workspace;"
-            " finish run_agent, Workspace and ReceiptStore first",
+            hint=placed(
+                "Day 7 judges runs made by the Day 1-3 loop and workspace;"
+                " finish run_agent, Workspace and ReceiptStore first",
+                "run_agent",
+            ),
             cause="substrate:run_agent",
         )
 
@@ -765,17 +776,19 @@ def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailu
     if failure.topic == "surface":
         return failure  # a missing name says so itself
     if failure.observed.split("(", 1)[0].startswith(_CASE_STEPS):
-        hint = (
+        hint = placed(
             "a valid case must be accepted: only blank required strings, bad"
-            " paths, bad exit states, wrong group types and duplicates are refused"
+            " paths, bad exit states, wrong group types and duplicates are refused",
+            change_for(failure.observed),
         )
         topic = "day7"
         cause = failure.cause
     else:
-        hint = failure.hint or (
+        hint = failure.hint or placed(
             "the Day 1-6 names (ToolPolicy, Workspace, ReceiptStore, EffectReceipt,"
             " AgentEvent, AgentRun, ToolAction, FinalAction) must work before Day 7"
-            " can be judged"
+            " can be judged",
+            change_for(failure.observed),
         )
         topic = "substrate"
         # The broken Day 1-6 name, whatever it did wrong and in whichever

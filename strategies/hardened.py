@@ -20,6 +20,7 @@ from typing import Any
 
 from strategies.bounds import Deadline, Expired, within
 from strategies.build import materialise
+from strategies.fixes import placed
 from strategies.lessons import fail, report_view, timed_out
 from strategies.remote import WorkerDied, WorkerHung, rebuilt
 from strategies.snapshot import tree_changes, tree_snapshot
@@ -77,7 +78,10 @@ def judge_hostile(
                 world="",
                 expected="no byte changed in the workspace, the log or beside them",
                 observed="; ".join(changes[:5]),
-                hint="evaluation is read-only: open for reading only, create nothing",
+                hint=placed(
+                    "evaluation is read-only: open for reading only, create nothing",
+                    "evaluate_run",
+                ),
             )
         error = outcome.error
         if error is not None:
@@ -91,8 +95,11 @@ def judge_hostile(
                 world="",
                 expected=f"{EVALUATE} to return a report{fair}",
                 observed=f"{EVALUATE} raised {raised}",
-                hint="unavailable evidence is a failed check, never an exception; a"
-                " value of the wrong type is simply not a match",
+                hint=placed(
+                    "unavailable evidence is a failed check, never an exception; a"
+                    " value of the wrong type is simply not a match",
+                    "evaluate_run",
+                ),
             )
         try:
             assert_truth(outcome.value, truth(world), level="hardened")
@@ -141,9 +148,12 @@ def judge_access(
                 expected="evaluate_run opens only paths inside the root and the"
                 " receipt log, for reading, and starts no process and no socket",
                 observed="\n".join(problems[:6]),
-                hint="resolve every path through workspace.resolve_path, open without"
-                " following links (or open nothing the boundary refused), and judge"
-                " only from the run, the root and the log",
+                hint=placed(
+                    "resolve every path through workspace.resolve_path, open without"
+                    " following links (or open nothing the boundary refused), and"
+                    " judge only from the run, the root and the log",
+                    "evaluate_run",
+                ),
             )
         if outcome.hung or outcome.error is not None:
             # A hang or a crash is the hostile-worlds invariant's lesson; here
@@ -162,8 +172,11 @@ def judge_access(
                     world="",
                     expected=f"{name}: FAIL (a link out of the root is not evidence)",
                     observed=f"{name}: PASS ({detail})",
-                    hint="a symlink at any component of the path makes the evidence"
-                    " unavailable, even when the text it leads to matches",
+                    hint=placed(
+                        "a symlink at any component of the path makes the evidence"
+                        " unavailable, even when the text it leads to matches",
+                        "evaluate_run",
+                    ),
                 )
 
 

@@ -37,12 +37,14 @@ import contextlib
 import os
 import re
 import sysconfig
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, NoReturn
 
 from strategies import interrupts
 from strategies.bounds import Deadline, Expired, call_limits, within
+from strategies.fixes import change_for, changing, placed
 from strategies.remote import ProtocolError, Remote, WorkerDied, WorkerHung, report_data
 from strategies.target import MissingNameError
 from strategies.worker import report_problem as _report_problem
@@ -52,11 +54,14 @@ __all__ = [
     "TOPICS",
     "CallAborted",
     "InvariantFailure",
+    "at_frame",
     "call_target",
     "describing",
     "expect_error",
     "fail",
+    "raised_where",
     "report_view",
+    "shown_world",
     "timed_out",
 ]
 
@@ -81,7 +86,6 @@ class _Lesson:
     """
 
     invariant: str
-    world: str
     expected: str
     observed: str
     hint: str
@@ -120,6 +124,20 @@ class _Lesson:
             headline if headline is not None else _headline(observed, expected)
         )
         return self._render()
+
+    #: The world as it was given, before `shown_world` bounded it.
+    whole_world: str
+
+    @property
+    def world(self) -> str:
+        """The world the lesson shows: `whole_world`, bounded (`shown_world`)."""
+        return shown_world(self.whole_world)
+
+    @world.setter
+    def world(self, text: str) -> None:
+        # Set again when a lesson travels out of `judging`, which adds the
+        # world's words in front of what the lesson said.
+        self.whole_world = text
 
     def _render(self) -> str:
         lines = [self.headline]
@@ -221,6 +239,45 @@ class CallAborted(_Lesson, BaseException):
                 cause=cause,
             )
         )
+
+
+#: The most a lesson's world shows: lines, and characters in all. A drawn
+#: world is shrunk by Hypothesis to a few lines; a written one ("everything
+#: at once": 97 lines) and a hang's or a crash's (never shrunk: Hypothesis
+#: would only hang again) are not, and their reproduce snippet has them whole.
+MAX_WORLD_LINES = 12
+MAX_WORLD_CHARS = 2400
+# Kept from the end: the context and "the fact behind <check>", which
+# `judging` and `assert_truth` put last because they matter most.
+_WORLD_TAIL = 3
+
+
+def shown_world(text: str) -> str:
+    """`text` within MAX_WORLD_LINES lines and MAX_WORLD_CHARS characters.
+
+    A longer world keeps its first lines and its last `_WORLD_TAIL`, with one
+    line between saying how many were left out; a line too long for the
+    share of the characters is cut, ending in "…". Within the bounds, the
+    text is unchanged.
+    """
+    lines = text.splitlines()
+    if len(lines) <= MAX_WORLD_LINES and len(text) <= MAX_WORLD_CHARS:
+        return text
+    if len(lines) > MAX_WORLD_LINES:
+        head = MAX_WORLD_LINES - _WORLD_TAIL - 1
+        left = len(lines) - head - _WORLD_TAIL
+        lines = [
+            *lines[:head],
+            f"… and {left} more line(s) of the world, not shown (the reproduce"
+            " snippet rebuilds it whole)",
+            *lines[-_WORLD_TAIL:],
+        ]
+    if len("\n".join(lines)) <= MAX_WORLD_CHARS:
+        return "\n".join(lines)
+    share = MAX_WORLD_CHARS // len(lines) - 1
+    return "\n".join(
+        line if len(line) <= share else line[: share - 1] + "…" for line in lines
+    )
 
 
 def _rebuild(kind: type[_Lesson], fields: dict[str, str]) -> _Lesson:
@@ -397,7 +454,10 @@ def call_target(
                 expected=f"{short} to be defined",
                 observed=str(value),
                 headline=f"{what} cannot run: {value}",
-                hint="define every name of the Day 7 surface in the folder's modules",
+                hint=placed(
+                    "define every name of the Day 7 surface in the folder's modules",
+                    change_for(what),
+                ),
                 topic="surface",
                 reproduce=reproduce,
                 cause=f"surface:{short}",
@@ -409,7 +469,10 @@ def call_target(
             expected=f"to {should_do}",
             observed=raised,
             headline=f"{raised}, but should {should_do}",
-            hint=_BASE_HINTS.get(type(value).__name__, _RAISE_HINTS.get(short, "")),
+            hint=placed(
+                _BASE_HINTS.get(type(value).__name__, _RAISE_HINTS.get(short, "")),
+                change_for(what),
+            ),
             topic=topic,
             reproduce=reproduce,
             cause=raised_cause(what, value, topic),
@@ -521,7 +584,7 @@ def _attempt(
                 expected=f"{what} to return",
                 observed=f"{what}: {error}",
                 headline=f"{what} crashed the process it ran in: {error}",
-                hint=_CRASH_HINT,
+                hint=placed(_CRASH_HINT, change_for(what)),
                 topic="crash",
                 reproduce=reproduce,
                 cause=f"crash:{short}",
@@ -542,7 +605,10 @@ def _attempt(
             expected=f"{what} to return within bounded memory",
             observed=f"{what} raised MemoryError",
             headline=f"{what} ran out of memory (MemoryError)",
-            hint=_MEMORY_HINTS.get(short, "a call must not need unbounded memory"),
+            hint=placed(
+                _MEMORY_HINTS.get(short, "a call must not need unbounded memory"),
+                change_for(what),
+            ),
             topic="memory",
             reproduce=reproduce,
             cause=f"memory:{short}",
@@ -601,10 +667,30 @@ def timed_out(
         observed=f"{what} still running after {seconds:g} s"
         + (f", in {place}" if place else ""),
         headline=headline,
-        hint=hint or "look for a loop whose condition never changes",
+        hint=at_frame(
+            hint or "look for a loop whose condition never changes", what, where
+        ),
         topic="hang",
         reproduce=reproduce,
         cause=hang_cause(what, where),
+    )
+
+
+def at_frame(hint: str, what: str, where: Sequence[tuple[str, int, str]]) -> str:
+    """`hint`, ending with the function of the target's innermost frame in
+    `where` (innermost first) and its file; else with the call's name."""
+    chosen = _target_frame(where)
+    if chosen is not None and _is_targets(chosen[0]):
+        filename, _, function = chosen
+        return f"{hint}; {changing(function, os.path.basename(filename))}"
+    return placed(hint, change_for(what))
+
+
+def raised_where(error: BaseException) -> tuple[tuple[str, int, str], ...]:
+    """Where `error` was raised, as (file, line, function), innermost first."""
+    return tuple(
+        (frame.filename, frame.lineno or 0, frame.name)
+        for frame in reversed(traceback.extract_tb(error.__traceback__))
     )
 
 
@@ -634,14 +720,16 @@ def _target_frame(
     """The innermost frame of the call that is not the standard library's or
     the suite's own (else the innermost), or None."""
     return next(
-        (
-            frame
-            for frame in where
-            if not frame[0].startswith("<")
-            and not os.path.realpath(frame[0]).startswith(_NOT_TARGET)
-        ),
+        (frame for frame in where if _is_targets(frame[0])),
         where[0] if where else None,
     )
+
+
+def _is_targets(filename: str) -> bool:
+    """Whether a frame's file is the target's (not the suite's or Python's)."""
+    if filename.startswith("<"):
+        return False
+    return not os.path.realpath(filename).startswith(_NOT_TARGET)
 
 
 def _place(where: Sequence[tuple[str, int, str]]) -> str:
@@ -692,11 +780,14 @@ def _check_shape(
             headline=f"{what} returned {problem}"
             if wrong_report
             else f"{what} returned {problem}, but should return {should}",
-            hint=_report_hint(problem)
-            if wrong_report
-            else "an unfinished function (a TODO body) returns None"
-            if result is None
-            else "",
+            hint=placed(
+                _report_hint(problem)
+                if wrong_report
+                else "an unfinished function (a TODO body) returns None"
+                if result is None
+                else "",
+                _report_change(problem, what),
+            ),
             topic=topic,
             reproduce=reproduce,
             cause=shape_cause(short, problem),
@@ -714,6 +805,19 @@ _CHECKS_HINT = (
     "EvaluationReport.checks is a tuple of CheckResult(name: str, passed: bool,"
     " detail: str), one per declared fact"
 )
+
+
+def _report_change(problem: str, what: str) -> str:
+    """The name to change for a result of the wrong shape: the report's part
+    its problem names (its .passed, its render), else the call that made it."""
+    if problem.startswith(_A_REPORT):
+        if ".passed" in problem and "check " not in problem:
+            return "EvaluationReport.passed"
+        if "render()" in problem:
+            return "EvaluationReport.render"
+        # Its checks: evaluate_run makes them.
+        return "evaluate_run"
+    return change_for(what)
 
 
 def _wrong_report(problem: str) -> str:
@@ -781,11 +885,14 @@ def report_view(report: Any) -> tuple[CheckRow, ...]:
             headline=_wrong_report(problem)
             if problem.startswith(_A_REPORT)
             else f"the report is {problem}, but should be {_REPORT_SHAPE}",
-            hint=_report_hint(problem)
-            if problem.startswith(_A_REPORT)
-            else "an unfinished function (a TODO body) returns None"
-            if report is None
-            else "",
+            hint=placed(
+                _report_hint(problem)
+                if problem.startswith(_A_REPORT)
+                else "an unfinished function (a TODO body) returns None"
+                if report is None
+                else "",
+                _report_change(problem, "evaluate_run"),
+            ),
             cause=shape_cause("evaluate_run", problem),
         )
     if isinstance(report, Remote):
@@ -830,7 +937,7 @@ def expect_error(
             expected=f"{what} to {should}",
             observed=f"{what} returned {_short_repr(value)}",
             headline=f"{what} returned {_short_repr(value)}, but should {should}",
-            hint=hint,
+            hint=placed(hint, change_for(what)),
         )
     if isinstance(value, MissingNameError):
         fail(
@@ -838,7 +945,7 @@ def expect_error(
             expected=f"{what} to {should}",
             observed=str(value),
             headline=f"{what} cannot run: {value}",
-            hint=hint,
+            hint=placed(hint, change_for(what)),
             topic="surface",
             cause=f"surface:{_short_name(what)}",
         )
@@ -848,7 +955,7 @@ def expect_error(
             expected=f"{what} to {should}",
             observed=f"{what} raised {_one_line(value)}",
             headline=f"{what} raised {_one_line(value)}, but should {should}",
-            hint=hint,
+            hint=placed(hint, change_for(what)),
         )
     if mentions is not None and mentions not in str(value):
         message = f"{error.__name__}: {str(value)!r}"
@@ -857,7 +964,10 @@ def expect_error(
             expected=f"{what} to {should}",
             observed=message,
             headline=f"{what} raised {message}, which does not name {mentions!r}",
-            hint=hint or "say which field is wrong, in the field's own words",
+            hint=placed(
+                hint or "say which field is wrong, in the field's own words",
+                change_for(what),
+            ),
         )
     return value  # type: ignore[no-any-return]
 

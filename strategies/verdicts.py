@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from strategies.fixes import placed
 from strategies.lessons import (
     CallAborted,
     InvariantFailure,
@@ -110,8 +111,10 @@ def judging(world: World, target: Any, context: str = "") -> Iterator[None]:
         with describing(words):  # a hang ends the test before Hypothesis prints
             yield
     except (InvariantFailure, CallAborted) as failure:
-        if not failure.world.startswith(words):
-            failure.world = "\n".join(part for part in (words, failure.world) if part)
+        if not failure.whole_world.startswith(words):
+            failure.world = "\n".join(
+                part for part in (words, failure.whole_world) if part
+            )
         if not failure.reproduce:
             failure.reproduce = reproduction(world, target)
         raise
@@ -189,7 +192,7 @@ def assert_truth(
             world=words,
             expected=f"checks [{', '.join(want)}]",
             observed=f"checks [{', '.join(names)}]",
-            hint=_names_hint(names, want),
+            hint=placed(_names_hint(names, want), "evaluate_run"),
             cause=_names_cause(names, want),
         )
     for row, check in zip(rows, expected, strict=True):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from strategies.files import FILE_KINDS, FileFact, file_layout, spelled
 from strategies.finals import FINAL_KINDS, FinalFact, final_said, final_text
+from strategies.fixes import placed
 from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind
 from strategies.logs import HARDENED_GET_ERRORS, LOG_KINDS, LogFact
 from strategies.receipts import (
@@ -315,11 +316,14 @@ class ExpectedCheck:
         The right verdict with the wrong words is a wording mistake: the
         usual mistake behind a wrong verdict (reload through a fresh store,
         catch the exception) would tell the learner to do what they did.
+        Either way it ends naming evaluate_run in evaluation.py: the one
+        function that makes every check.
         """
         binding = self._binding(level)
         if passed is self.passed and self.prefix and binding is not None:
-            return f"the detail must start with the words {binding.rstrip()!r}"
-        return self.hint
+            words = f"the detail must start with the words {binding.rstrip()!r}"
+            return placed(words, "evaluate_run")
+        return placed(self.hint, "evaluate_run")
 
     def same(self, first: tuple, second: tuple, level: str = "hardened") -> bool:
         """Whether two observed (name, passed, detail) rows of this check say

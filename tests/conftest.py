@@ -51,7 +51,13 @@ from strategies.bounds import (
     frames_of,
     use_call_limits,
 )
-from strategies.lessons import CallAborted, InvariantFailure, timed_out
+from strategies.lessons import (
+    CallAborted,
+    InvariantFailure,
+    at_frame,
+    raised_where,
+    timed_out,
+)
 from strategies.ordering import rank
 from strategies.parts import assign, parse_part
 from strategies.probe import probe_target
@@ -319,7 +325,11 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
             observed="KeyboardInterrupt raised by the target's code",
             headline="the target's code raised KeyboardInterrupt during the test"
             " (nobody pressed Ctrl-C)",
-            hint="report a problem with an ordinary exception, or a failed check",
+            hint=at_frame(
+                "report a problem with an ordinary exception, or a failed check",
+                "",
+                raised_where(error),
+            ),
         ) from error
     except BaseException as error:
         _reword_notes(error)

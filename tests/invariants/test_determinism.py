@@ -33,6 +33,7 @@ from strategies import (
     with_perturbations,
     worlds,
 )
+from strategies.fixes import placed
 
 
 def _rendered(target, world: World) -> tuple[tuple, str]:
@@ -61,8 +62,11 @@ def test_equal_inputs_built_afresh_give_equal_reports(target, world: World) -> N
             world=describe(world),
             expected=f"the same report again: {first_text!r:.400}",
             observed=f"{second_text!r:.400}",
-            hint="build the report only from the case and the evidence; iterate"
-            " the case's tuples in order, never a set",
+            hint=placed(
+                "build the report only from the case and the evidence; iterate"
+                " the case's tuples in order, never a set",
+                "evaluate_run",
+            ),
         )
 
 
@@ -121,8 +125,11 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
                         world="",
                         expected=f"one report for one world, {REPEATS} times over",
                         observed=f"{rows[0]} the first time, then {changed}",
-                        hint="no randomness, sampling or counters inside"
-                        " evaluation: the same inputs give the same report",
+                        hint=placed(
+                            "no randomness, sampling or counters inside"
+                            " evaluation: the same inputs give the same report",
+                            "evaluate_run",
+                        ),
                     )
                 try:
                     assert_truth(reports[0], truth(current), level=target.level)

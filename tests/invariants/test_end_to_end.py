@@ -44,6 +44,7 @@ from strategies import (
     with_written_worlds,
     wrong_facts,
 )
+from strategies.fixes import placed
 
 
 @pytest.mark.invariant("end-to-end")
@@ -97,8 +98,11 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
                     world=context,
                     expected=f"{len(expected)} checks, one per fact of the case",
                     observed=f"{len(rows)} checks",
-                    hint="one check for the final, then one per file, result and"
-                    " receipt expectation of the case",
+                    hint=placed(
+                        "one check for the final, then one per file, result and"
+                        " receipt expectation of the case",
+                        "evaluate_run",
+                    ),
                 )
             for index, (row, check) in enumerate(zip(rows, expected, strict=True)):
                 if index == wrong.index and not check.accepts(*row[1:], target.level):
@@ -119,8 +123,11 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
                         expected=f"{row[0]} as for the true case:"
                         f" {shown_row(baseline[index])}",
                         observed=shown_row(row),
-                        hint="each check looks only at its own fact: one wrong"
-                        " expectation must not change another check",
+                        hint=placed(
+                            "each check looks only at its own fact: one wrong"
+                            " expectation must not change another check",
+                            "evaluate_run",
+                        ),
                     )
 
 
@@ -259,8 +266,11 @@ def test_the_chapter_scenario_passes_its_five_checks(target):
                 world="",
                 expected="\n".join(CHAPTER_RENDER),
                 observed=rendered,
-                hint="`evaluation: PASS|FAIL`, then `- <name>: PASS|FAIL (<detail>)`"
-                " per check, in case order",
+                hint=placed(
+                    "`evaluation: PASS|FAIL`, then `- <name>: PASS|FAIL (<detail>)`"
+                    " per check, in case order",
+                    "EvaluationReport.render",
+                ),
             )
         seen = [tool for tool, _ in built.approvals]
         if seen != ["edit_file", "run_command"]:
@@ -268,5 +278,7 @@ def test_the_chapter_scenario_passes_its_five_checks(target):
                 world="",
                 expected="the approval callback seeing ['edit_file', 'run_command']",
                 observed=f"the approval callback seeing {seen}",
-                hint="the loop asks approval once per effect, in order",
+                hint=placed(
+                    "the loop asks approval once per effect, in order", "run_agent"
+                ),
             )

@@ -18,6 +18,7 @@ from strategies import (
     verdict_cause,
     with_perturbations,
 )
+from strategies.fixes import placed
 
 
 @pytest.mark.invariant("independence")
@@ -44,8 +45,11 @@ def test_one_changed_fact_flips_its_own_check_and_no_other(target, pair) -> None
             world=context,
             expected=f"the same checks: {[row[0] for row in before]}",
             observed=f"{[row[0] for row in after]}",
-            hint="a check's name comes from the declared fact, not from what was"
-            " observed",
+            hint=placed(
+                "a check's name comes from the declared fact, not from what was"
+                " observed",
+                "evaluate_run",
+            ),
         )
     was, now = truth(world), truth(perturbation.world)
     for index, (old, new) in enumerate(zip(before, after, strict=True)):
@@ -60,7 +64,7 @@ def test_one_changed_fact_flips_its_own_check_and_no_other(target, pair) -> None
                     world=context,
                     expected=f"{old[0]} to flip: {now[index].shown(target.level)}",
                     observed=f"before: {shown_row(old)}; after: {shown_row(new)}",
-                    hint=now[index].hint,
+                    hint=now[index].hint_for(new[1], target.level),
                     cause=verdict_cause(now[index], new[1]),
                 )
         elif not now[index].same(old, new, target.level):
@@ -70,6 +74,9 @@ def test_one_changed_fact_flips_its_own_check_and_no_other(target, pair) -> None
                 f" {now[index].shown(target.level)}",
                 observed=f"before the change: {shown_row(old)}; after:"
                 f" {shown_row(new)}",
-                hint="each check looks only at its own fact: one wrong fact must"
-                " not change another check's verdict or detail",
+                hint=placed(
+                    "each check looks only at its own fact: one wrong fact must"
+                    " not change another check's verdict or detail",
+                    "evaluate_run",
+                ),
             )

@@ -21,6 +21,7 @@ from strategies import (
     world_events,
     worlds,
 )
+from strategies.fixes import placed
 
 
 @dataclass(frozen=True)
@@ -132,14 +133,19 @@ def test_reordering_duplicating_or_adding_events_changes_nothing(
                 expected=f"in any event order: {check.shown(target.level)}",
                 observed=f"in the canonical order: {shown_row(before)}; after"
                 f" reordering: {shown_row(after)}",
-                hint="search every event for one with the tool whose result"
-                " holds the substring; do not depend on position, first or"
-                " last event, or the number of events",
+                hint=placed(
+                    "search every event for one with the tool whose result"
+                    " holds the substring; do not depend on position, first or"
+                    " last event, or the number of events",
+                    "evaluate_run",
+                ),
             )
     if len(canonical) != len(reordered):
         fail(
             world=context,
             expected=f"{len(canonical)} checks in any event order",
             observed=f"{len(reordered)} checks after reordering",
-            hint="the checks come from the case, not from the events",
+            hint=placed(
+                "the checks come from the case, not from the events", "evaluate_run"
+            ),
         )

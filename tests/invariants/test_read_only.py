@@ -21,6 +21,7 @@ from strategies import (
     tree_snapshot,
     worlds,
 )
+from strategies.fixes import placed
 
 
 @pytest.mark.invariant("read-only")
@@ -71,7 +72,10 @@ def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> N
                 world=words,
                 expected=f"the same report twice: {first_text!r:.300}",
                 observed=f"the second time: {second_text!r:.300}",
-                hint="evaluation must not depend on (or leave behind) state of its own",
+                hint=placed(
+                    "evaluation must not depend on (or leave behind) state of its own",
+                    "evaluate_run",
+                ),
             )
 
 
@@ -82,17 +86,23 @@ def _judge(words, calls, changes, state_before, state_after) -> None:
             world=words,
             expected="no call of a workspace tool or of the store's put",
             observed=f"evaluate_run called {'; '.join(calls[:3])}",
-            hint="read evidence with workspace.resolve_path and plain bytes; reload"
-            " receipts with a fresh ReceiptStore(path); never use the tools"
-            " (read_file remembers what it read) or put()",
+            hint=placed(
+                "read evidence with workspace.resolve_path and plain bytes; reload"
+                " receipts with a fresh ReceiptStore(path); never use the tools"
+                " (read_file remembers what it read) or put()",
+                "evaluate_run",
+            ),
         )
     if changes:
         fail(
             world=words,
             expected="the temporary tree unchanged (workspace, log and siblings)",
             observed="; ".join(changes[:4]),
-            hint="open evidence read-only; a missing log must stay missing (do not"
-            " open it with 'a' or create it to read it)",
+            hint=placed(
+                "open evidence read-only; a missing log must stay missing (do not"
+                " open it with 'a' or create it to read it)",
+                "evaluate_run",
+            ),
         )
     for what, before in state_before.items():
         if state_after[what] != before:
@@ -107,10 +117,13 @@ def _judge(words, calls, changes, state_before, state_after) -> None:
                 observed=difference,
                 headline=f"evaluate_run changed {what}{shown}, which it should"
                 " leave as it was",
-                hint="evaluation only reads: it must not mutate the run (no"
-                " events.sort(), no replaced field), the case, the workspace or"
-                " the store, nor ask for approval, nor change the process's"
-                " directory (os.chdir) or environment",
+                hint=placed(
+                    "evaluation only reads: it must not mutate the run (no"
+                    " events.sort(), no replaced field), the case, the workspace or"
+                    " the store, nor ask for approval, nor change the process's"
+                    " directory (os.chdir) or environment",
+                    "evaluate_run",
+                ),
             )
 
 

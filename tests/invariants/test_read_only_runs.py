@@ -45,6 +45,7 @@ from strategies import (
     tree_snapshot,
     with_written_worlds,
 )
+from strategies.fixes import placed
 
 #: A read-only plan with the log beside the root: no effect is approved, so
 #: the log must still not exist after evaluation.
@@ -110,9 +111,12 @@ def _evaluate_spied(target, built):
             headline="evaluate_run called "
             + ", ".join(dict.fromkeys(calls))
             + ", but should call no tool and no put",
-            hint="read file evidence through workspace.resolve_path and the bytes"
-            " on disk, never through the stateful read_file tool; look receipts up"
-            " (a fresh ReceiptStore(path) for a log), never put or execute",
+            hint=placed(
+                "read file evidence through workspace.resolve_path and the bytes"
+                " on disk, never through the stateful read_file tool; look receipts up"
+                " (a fresh ReceiptStore(path) for a log), never put or execute",
+                "evaluate_run",
+            ),
         )
     if failure is not None:
         raise failure
@@ -149,8 +153,12 @@ def test_evaluating_a_real_run_changes_nothing(target, world: World):
                 expected="no change to any byte, time or path of the temporary tree",
                 observed="; ".join(changes),
                 headline="evaluate_run changed the tree: " + "; ".join(changes[:3]),
-                hint="open evidence for reading only; a missing receipt log is an"
-                " empty store, never a file to create (no open(..., 'a'), no touch)",
+                hint=placed(
+                    "open evidence for reading only; a missing receipt log is an"
+                    " empty store, never a file to create (no open(..., 'a'), no"
+                    " touch)",
+                    "evaluate_run",
+                ),
             )
         after = _state(built)
         for name, value in before.items():
@@ -161,8 +169,11 @@ def test_evaluating_a_real_run_changes_nothing(target, world: World):
                     observed=f"{name} now {after[name]!r:.300}",
                     headline=f"evaluate_run changed {name}, which it should leave"
                     " as it was",
-                    hint="evaluation reads the run and the store; it never calls the"
-                    " model or the approval callback and never rewrites anything",
+                    hint=placed(
+                        "evaluation reads the run and the store; it never calls the"
+                        " model or the approval callback and never rewrites anything",
+                        "evaluate_run",
+                    ),
                 )
         second = _evaluate_spied(target, built)
         if second != first:
@@ -171,8 +182,11 @@ def test_evaluating_a_real_run_changes_nothing(target, world: World):
                 expected="the same report again:\n"
                 + "\n".join(shown_row(row) for row in first),
                 observed="\n".join(shown_row(row) for row in second),
-                hint="evaluation must depend only on the run, the files, the log and"
-                " the case, all unchanged between the two calls",
+                hint=placed(
+                    "evaluation must depend only on the run, the files, the log and"
+                    " the case, all unchanged between the two calls",
+                    "evaluate_run",
+                ),
             )
 
 
@@ -244,8 +258,11 @@ def test_evaluation_keeps_the_workspace_read_state(target, world: World):
                 " evaluation, but should refuse it (never read, or changed since)",
                 observed=f"the workspace accepting an edit of {accepted[0]} before any"
                 f" evaluation: {before[accepted[0]]!r}",
-                hint="Day 3: write_file and edit_file refuse a file not read before"
-                " or changed since; finish the workspace before Day 7",
+                hint=placed(
+                    "Day 3: write_file and edit_file refuse a file not read before"
+                    " or changed since; finish the workspace before Day 7",
+                    "Workspace.edit_file",
+                ),
             )
         evaluate(target, built)
         after = _attempt_edits(target, built, probes)
@@ -259,7 +276,10 @@ def test_evaluation_keeps_the_workspace_read_state(target, world: World):
                 f" {accepted[0]} it refused before, but should still refuse it",
                 observed=f"the workspace accepting it after evaluate_run:"
                 f" {after[accepted[0]]!r}",
-                hint="evaluation read the file through the stateful"
-                " workspace.read_file, which records it as read; resolve the path"
-                " with workspace.resolve_path and read the bytes instead",
+                hint=placed(
+                    "evaluation read the file through the stateful"
+                    " workspace.read_file, which records it as read; resolve the path"
+                    " with workspace.resolve_path and read the bytes instead",
+                    "evaluate_run",
+                ),
             )

@@ -20,6 +20,7 @@ from strategies import (
     truth,
     worlds,
 )
+from strategies.fixes import placed
 
 _SHAPE_EXAMPLES = (
     "everything at once",
@@ -72,7 +73,7 @@ def test_one_check_per_fact_named_and_ordered_by_the_contract(
             world=describe(world),
             expected=f"checks [{', '.join(want)}]",
             observed=f"checks [{', '.join(names)}]",
-            hint=hint,
+            hint=placed(hint, "evaluate_run"),
         )
 
 
@@ -116,7 +117,7 @@ def test_the_report_passes_exactly_when_every_check_passes(
             expected=f"report.passed is {should}",
             observed=f"report.passed is {report.passed!r}"
             + (f" with failed checks {failed}" if failed else ""),
-            hint=_verdict_hint(report.passed),
+            hint=placed(_verdict_hint(report.passed), "EvaluationReport.passed"),
             cause=_passed_cause(report.passed),
         )
 
@@ -163,7 +164,7 @@ def test_a_report_built_directly_passes_exactly_when_every_check_passes(
             world=f"EvaluationReport of checks {[shown_row(r) for r in rows]}",
             expected=f"report.passed is {should}",
             observed=f"report.passed is {observed!r}",
-            hint=_verdict_hint(bool(observed)),
+            hint=placed(_verdict_hint(bool(observed)), "EvaluationReport.passed"),
             cause=_passed_cause(observed),
         )
 
@@ -189,7 +190,10 @@ def _render_lines(target, report, rows, world: str) -> None:
             world=world,
             expected=f"render() == {chr(10).join(want)!r}",
             observed=f"render() == {text!r}, one newline too many at the end",
-            hint=hint + ' ("\\n".join(lines), with nothing after the last line)',
+            hint=placed(
+                hint + ' ("\\n".join(lines), with nothing after the last line)',
+                "EvaluationReport.render",
+            ),
         )
     for number, (line, should) in enumerate(zip(lines, want, strict=False), start=1):
         if line != should:
@@ -197,14 +201,14 @@ def _render_lines(target, report, rows, world: str) -> None:
                 world=world,
                 expected=f"line {number} of render(): {should!r}",
                 observed=f"line {number}: {line!r}",
-                hint=hint,
+                hint=placed(hint, "EvaluationReport.render"),
             )
     if len(lines) != len(want):
         fail(
             world=world,
             expected=f"{len(want)} lines from render()",
             observed=f"{len(lines)} lines: {text!r}",
-            hint=hint,
+            hint=placed(hint, "EvaluationReport.render"),
         )
 
 

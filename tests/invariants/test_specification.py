@@ -23,6 +23,7 @@ from strategies import (
     valid_specs,
     wrong_type_specs,
 )
+from strategies.fixes import change_for, placed
 
 
 def _examples(specs, argument: str):
@@ -50,11 +51,14 @@ def _refused(target, spec: Spec) -> None:
             world=f"the rule: {spec.rule}",
             expected=f"{spec.what} to raise ValueError naming {wanted}",
             observed=f"ValueError: {message!r}",
-            hint="say which field is wrong, in the field's own words (the"
-            " contract's: 'final substring', 'file path', 'result tool', 'result"
-            " substring', 'receipt call id', 'receipt tool', 'receipt result"
-            " substring', 'changed artifact', 'exit_state', the group's name,"
-            " 'file paths must be unique', 'receipt call ids must be unique')",
+            hint=placed(
+                "say which field is wrong, in the field's own words (the"
+                " contract's: 'final substring', 'file path', 'result tool', 'result"
+                " substring', 'receipt call id', 'receipt tool', 'receipt result"
+                " substring', 'changed artifact', 'exit_state', the group's name,"
+                " 'file paths must be unique', 'receipt call ids must be unique')",
+                change_for(spec.what),
+            ),
         )
 
 
@@ -121,8 +125,11 @@ def test_every_valid_specification_is_accepted_as_written(
                 world=f"the rule: {spec.rule}",
                 expected=f"{spec.what}.{name} == {value!r}",
                 observed=f"{name} == {observed!r}",
-                hint="store declared strings as given: validate with"
-                " value.strip(), but never store the stripped value",
+                hint=placed(
+                    "store declared strings as given: validate with"
+                    " value.strip(), but never store the stripped value",
+                    change_for(spec.what),
+                ),
             )
 
 
@@ -159,7 +166,7 @@ def test_paths_are_stored_normalised_and_equal_paths_collide(target, path) -> No
             world=world,
             expected=f".path == {normal!r}",
             observed=f".path == {stored!r}",
-            hint=hint,
+            hint=placed(hint, "FileExpectation"),
         )
     again = call_target(
         f"FileExpectation({stored!r}, 'x')", target.FileExpectation, stored, "x"
@@ -169,7 +176,7 @@ def test_paths_are_stored_normalised_and_equal_paths_collide(target, path) -> No
             world=world,
             expected=f"normalising {stored!r} again to give {stored!r}",
             observed=f"{again!r}",
-            hint=hint,
+            hint=placed(hint, "FileExpectation"),
         )
     artifacts = call_target(
         f"ReceiptExpectation('call-1', 'edit_file', 'ok', 'x', ({written!r},))",
@@ -185,7 +192,7 @@ def test_paths_are_stored_normalised_and_equal_paths_collide(target, path) -> No
             world=world,
             expected=f".changed_artifacts == ({normal!r},)",
             observed=f".changed_artifacts == {artifacts!r}",
-            hint=hint,
+            hint=placed(hint, "ReceiptExpectation"),
         )
     _refused(
         target,

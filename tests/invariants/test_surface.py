@@ -12,29 +12,7 @@ import inspect
 import pytest
 
 from strategies import REQUIRED_NAMES, InvariantFailure, Target, fail
-
-# Where each name lives in a course agent folder: the hint for a learner.
-HOME = {
-    "AgentError": "protocol.py",
-    "FinalAction": "protocol.py",
-    "ToolAction": "protocol.py",
-    "AgentEvent": "loop.py",
-    "AgentRun": "loop.py",
-    "AgentLimits": "loop.py",
-    "run_agent": "loop.py",
-    "ToolPolicy": "workspace.py",
-    "ApprovalDecision": "workspace.py",
-    "Workspace": "workspace.py",
-    "EffectReceipt": "receipts.py",
-    "ReceiptStore": "receipts.py",
-    "FileExpectation": "evaluation.py",
-    "ResultExpectation": "evaluation.py",
-    "ReceiptExpectation": "evaluation.py",
-    "EvaluationCase": "evaluation.py",
-    "EvaluationCheck": "evaluation.py",
-    "EvaluationReport": "evaluation.py",
-    "evaluate_run": "evaluation.py",
-}
+from strategies.fixes import placed
 
 # The constructor fields of every dataclass of the contract, in order. Course
 # tests build variants with dataclasses.replace and construct them by
@@ -108,7 +86,7 @@ def _defined(target: Target, name: str) -> dict:
             expected=f"{name} defined",
             observed=f"no {name}",
             headline=f"{name} is not defined in {target.label}",
-            hint=f"the course defines {name} in {HOME[name]}",
+            hint=placed(f"define {name} as the starter does", name),
             cause=f"surface:{name}",
         )
     return target.describe(name)
@@ -142,7 +120,7 @@ def test_dataclass_shape(target: Target, name: str) -> None:
             world=world,
             expected=f"{name} to be a dataclass",
             observed=f"{name} is {info['repr']}, not a dataclass",
-            hint="keep the @dataclass decorator of the starter",
+            hint=placed("keep the @dataclass decorator of the starter", name),
         )
     fields = tuple(info["init_fields"])
     if fields != FIELDS[name]:
@@ -150,8 +128,11 @@ def test_dataclass_shape(target: Target, name: str) -> None:
             world=world,
             expected=f"fields ({', '.join(FIELDS[name])})",
             observed=f"fields ({', '.join(fields)})",
-            hint="keep the starter's field names and order; add private state"
-            " with field(init=False)",
+            hint=placed(
+                "keep the starter's field names and order; add private state"
+                " with field(init=False)",
+                name,
+            ),
         )
     frozen = info["frozen"]
     should_freeze = name not in MUTABLE
@@ -160,15 +141,18 @@ def test_dataclass_shape(target: Target, name: str) -> None:
             world=world,
             expected="a frozen dataclass" if should_freeze else "a mutable dataclass",
             observed="frozen" if frozen else "not frozen",
-            hint="values are frozen; Workspace and ReceiptStore hold state and"
-            " their methods are replaced per instance in tests",
+            hint=placed(
+                "values are frozen; Workspace and ReceiptStore hold state and"
+                " their methods are replaced per instance in tests",
+                name,
+            ),
         )
     if not should_freeze and info["slots"] is not None:
         fail(
             world=world,
             expected=f"{name} without __slots__",
             observed=f"{name} with __slots__ {info['slots']}",
-            hint="a slotted instance cannot have one method replaced",
+            hint=placed("a slotted instance cannot have one method replaced", name),
         )
 
 
@@ -192,7 +176,7 @@ def test_agent_error_is_a_value_error(target: Target) -> None:
             world=f"AgentError of {target.label}",
             expected="a subclass of ValueError",
             observed=_bases(info),
-            hint="class AgentError(ValueError)",
+            hint=placed("class AgentError(ValueError)", "AgentError"),
         )
 
 
@@ -212,7 +196,10 @@ def test_report_has_passed_and_render(target: Target) -> None:
                 observed=f"EvaluationReport has no {attribute}",
                 headline=f"EvaluationReport has no {attribute}, but should have it"
                 f" ({kind})",
-                hint="keep the starter's property and method",
+                hint=placed(
+                    "keep the starter's property and method",
+                    f"EvaluationReport.{attribute}",
+                ),
             )
 
 
@@ -247,5 +234,5 @@ def test_function_accepts_the_contract_call(target: Target, name: str) -> None:
             world=f"{name}{info['signature']} of {target.label}",
             expected=f"to accept {call}",
             observed=f"TypeError: {error}",
-            hint="keep the starter's parameters",
+            hint=placed("keep the starter's parameters", name),
         )

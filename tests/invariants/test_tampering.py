@@ -26,6 +26,7 @@ from strategies import (
     truth,
     verdict_cause,
 )
+from strategies.fixes import placed
 
 #: Every kind of damage that makes a log unloadable.
 TAMPERS = LOG_KINDS.names(verdicts=("unavailable",))
@@ -110,7 +111,10 @@ def test_a_tampered_log_fails_every_receipt_check_and_nothing_else(
             world=words,
             expected=f"{len(clean_rows)} checks, as with the log untouched",
             observed=f"{len(rows)} checks",
-            hint="damage to the log fails receipt checks; it removes none",
+            hint=placed(
+                "damage to the log fails receipt checks; it removes none",
+                "evaluate_run",
+            ),
         )
     for before, after, check in zip(
         clean_rows, rows, truth(case.tampered), strict=True
@@ -122,7 +126,9 @@ def test_a_tampered_log_fails_every_receipt_check_and_nothing_else(
                 world=words,
                 expected=f"{before[0]} unchanged: {shown_row(before)}",
                 observed=f"with the log damaged: {shown_row(after)}",
-                hint="only receipt checks depend on the receipt log",
+                hint=placed(
+                    "only receipt checks depend on the receipt log", "evaluate_run"
+                ),
             )
     with judging(case.tampered, target):
         _assert_receipts(tampered, case.tampered, target.level)

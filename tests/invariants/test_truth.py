@@ -24,6 +24,7 @@ from strategies import (
     truth,
     worlds,
 )
+from strategies.fixes import placed
 
 
 @pytest.mark.invariant("truth")
@@ -90,9 +91,12 @@ def test_memory_and_path_stores_give_the_same_report(target, pair) -> None:
                 world=describe(memory_world),
                 expected=f"with a path store too: {shown_row(memory_row)}",
                 observed=f"with a path store: {shown_row(log_row)}",
-                hint="reload a path store with ReceiptStore(receipts.path) and"
-                " ask an in-memory one directly; the same receipts give the"
-                " same verdicts",
+                hint=placed(
+                    "reload a path store with ReceiptStore(receipts.path) and"
+                    " ask an in-memory one directly; the same receipts give the"
+                    " same verdicts",
+                    "evaluate_run",
+                ),
             )
     if len(in_memory) != len(over_log):
         fail(
@@ -100,4 +104,8 @@ def test_memory_and_path_stores_give_the_same_report(target, pair) -> None:
             expected=f"{len(in_memory)} checks with either store",
             observed=f"{len(in_memory)} with a memory store, {len(over_log)} with"
             " a path store",
+            hint=placed(
+                "one check per declared fact, whichever store holds the receipts",
+                "evaluate_run",
+            ),
         )

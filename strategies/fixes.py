@@ -1,0 +1,94 @@
+"""Where a learner makes a fix: the course module and the name in it.
+
+Every lesson ends its hint with the name to change and the file it lives in
+("change evaluate_run in evaluation.py"), so a learner never has to guess
+which of the seven modules a failure is about. The phrase is made here, from
+the name a lesson blames, and nowhere else.
+
+Invariants: every name of the Day 7 surface has exactly one home (a module of
+a course agent folder); `change_for` names a file only for a call it can
+place, and otherwise says nothing (an unplaced call gets no claim, never a
+guessed one).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["HOME", "change_for", "changing", "placed"]
+
+#: The module of a course agent folder that defines each public name.
+HOME: dict[str, str] = {
+    "AgentError": "protocol.py",
+    "FinalAction": "protocol.py",
+    "ToolAction": "protocol.py",
+    "AgentEvent": "loop.py",
+    "AgentRun": "loop.py",
+    "AgentLimits": "loop.py",
+    "run_agent": "loop.py",
+    "ToolPolicy": "workspace.py",
+    "ApprovalDecision": "workspace.py",
+    "Workspace": "workspace.py",
+    "EffectReceipt": "receipts.py",
+    "ReceiptStore": "receipts.py",
+    "FileExpectation": "evaluation.py",
+    "ResultExpectation": "evaluation.py",
+    "ReceiptExpectation": "evaluation.py",
+    "EvaluationCase": "evaluation.py",
+    "EvaluationCheck": "evaluation.py",
+    "EvaluationReport": "evaluation.py",
+    "evaluate_run": "evaluation.py",
+}
+
+# How the suite spells an object in a call it describes ("report.render()",
+# "workspace.execute(edit)"), and the class that object is.
+_OBJECTS = {
+    "report": "EvaluationReport",
+    "workspace": "Workspace",
+    "receipts": "ReceiptStore",
+    "store": "ReceiptStore",
+    # dataclasses.replace(run, ...) builds an AgentRun through its fields.
+    "dataclasses.replace": "AgentRun",
+}
+
+_CALLED = re.compile(r"[A-Za-z_][A-Za-z_0-9.]*")
+
+
+def change_for(what: str) -> str:
+    """The name to change for a call described as `what`, or "" if unplaced.
+
+    "ReceiptStore(path).put(receipt)" and "ReceiptStore.put(receipt)" give
+    "ReceiptStore.put"; "report.render()" gives "EvaluationReport.render";
+    "evaluate_run(...)" gives "evaluate_run".
+    """
+    parts = [m.group(0) for m in _CALLED.finditer(re.sub(r"\([^()]*\)", "", what))]
+    if not parts:
+        return ""
+    dotted = parts[0]
+    for spelled, owner in _OBJECTS.items():
+        if dotted == spelled or dotted.startswith(spelled + "."):
+            dotted = owner + dotted[len(spelled) :]
+            break
+    if dotted.split(".", 1)[0] not in HOME:
+        return ""
+    return dotted
+
+
+def changing(name: str, home: str = "") -> str:
+    """ "change <name> in <file>"; `home` overrides the file (a frame's own).
+
+    Raises ValueError for a name with no home and no file given: a lesson
+    that blames a name the course does not define is the suite's own bug.
+    """
+    file = home or HOME.get(name.split(".", 1)[0], "")
+    if not file:
+        raise ValueError(f"no course module defines {name!r}; give its file")
+    return f"change {name} in {file}"
+
+
+def placed(hint: str, name: str, home: str = "") -> str:
+    """`hint`, ending with where to change it (`changing`); `name` "": `hint`."""
+    if not name:
+        return hint
+    where = changing(name, home)
+    return f"{hint}; {where}" if hint else where
