@@ -185,8 +185,7 @@ def _run_suite(
     parts = max(1, min(int(config.get("parts", 1)), 8))
     if parts == 1:
         return _run_part(config, progress, watched, 1, 1)
-    import pytest  # noqa: F401  (once, before forking: each part has it loaded)
-
+    _warm_up()
     me = os.getpid()
     started: dict[int, int] = {}
     for part in range(2, parts + 1):
@@ -214,6 +213,27 @@ def _run_suite(
             }
         outcomes.append(said)
     return _joined(outcomes)
+
+
+def _warm_up() -> None:
+    """What every part would do first, done once before they fork from here:
+    import the judge, and let Hypothesis load (or, without the command's
+    copy, make) its Unicode tables, which it does on the first text drawn."""
+    import pytest  # noqa: F401
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis import strategies as st
+
+    import strategies.build  # noqa: F401
+    import strategies.draw  # noqa: F401
+    import strategies.verdicts  # noqa: F401
+
+    once = settings(
+        database=None,
+        max_examples=1,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    find(st.text(min_size=1), lambda text: True, settings=once)
 
 
 def _part_process(

@@ -41,6 +41,7 @@ from day7_verify._sandbox import ISOLATIONS, NOBODY, give_to, worker_settings, w
 from day7_verify._score import scored
 from day7_verify._supervise import Finished, run_bounded
 from day7_verify._uids import Uids
+from day7_verify._unicode import give_tables
 from day7_verify._verdict import Limits, at_level, classify, counted
 from strategies.target import DAY7_MODULES, LEVELS
 
@@ -147,6 +148,7 @@ def judge(
     manifest: Manifest,
     workroot: Path,
     uids: Uids | None = None,
+    tables: Path | None = None,
 ) -> Judged:
     """Judge one learner in its own child; never raises for anything the learner did.
 
@@ -154,9 +156,11 @@ def judge(
     and it passes only when every one of them holds; its score is made from
     that list (docs/score.md). With `uids` (run as root under sandbox or
     user), its worker runs as a uid leased from them for the whole run.
+    `tables` are Hypothesis's Unicode tables (day7_verify._unicode), copied
+    into the judge's private storage.
     """
     with _uid(uids) as uid:
-        judged = _judge(learner, settings, manifest, workroot, uid)
+        judged = _judge(learner, settings, manifest, workroot, uid, tables)
     return replace(
         judged,
         verdict=scored(
@@ -180,6 +184,7 @@ def _judge(
     manifest: Manifest,
     workroot: Path,
     uid: int,
+    tables: Path | None = None,
 ) -> Judged:
     clock = time.monotonic()
     problem = _unloadable(learner.folder)
@@ -270,6 +275,11 @@ def _judge(
         )
         environment = _environment(tmp, home)
         environment["DAY7_SCRATCH"] = str(worlds)
+        # Hypothesis's own files in the judge's private folder, out of the
+        # learner's reach (day7_verify._unicode), its tables already made.
+        storage = private / "hypothesis"
+        give_tables(tables, storage)
+        environment["HYPOTHESIS_STORAGE_DIRECTORY"] = str(storage)
         environment["DAY7_WORKER"] = json.dumps(worker)
         finished = run_bounded(
             wrapped.argv,

@@ -21,6 +21,7 @@ from day7_verify._discover import Learner
 from day7_verify._judge import Judged, Settings, judge
 from day7_verify._supervise import stop_all
 from day7_verify._uids import Uids
+from day7_verify._unicode import unicode_tables
 
 __all__ = ["default_jobs", "judge_all", "parts_per_learner", "scratch_base"]
 
@@ -82,9 +83,12 @@ def judge_all(
     workroot = Path(tempfile.mkdtemp(prefix="day7-verify-", dir=base))
     results: dict[int, Judged] = {}
     try:
+        tables = unicode_tables(workroot)
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="judge") as pool:
             pending: dict[Future[Judged], int] = {
-                pool.submit(judge, learner, settings, files, workroot, uids): index
+                pool.submit(
+                    judge, learner, settings, files, workroot, uids, tables
+                ): index
                 for index, learner in enumerate(learners)
             }
             try:

@@ -429,10 +429,15 @@ class Client:
     # --- values ----------------------------------------------------------------------
 
     def encode(self, value: Any, depth: int = 0) -> Any:
+        kind = type(value)
+        if kind in _PLAIN:  # most values: tested by exact type first, it is cheap
+            return value
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
         if depth > 40:
             raise TypeError("a value nested too deep to send to the worker")
+        if kind is tuple:
+            return {"$t": [self.encode(item, depth + 1) for item in value]}
         if isinstance(value, Remote):
             if value._generation != self.generation:
                 raise WorkerDied("an object of a worker that has since been ended")
@@ -473,6 +478,8 @@ class Client:
         return {"$opaque": type(value).__name__}
 
     def decode(self, value: Any, generation: int) -> Any:
+        if type(value) in _PLAIN:
+            return value
         if isinstance(value, list):
             return [self.decode(item, generation) for item in value]
         if not isinstance(value, dict):
@@ -601,6 +608,10 @@ def _preexec(settings: dict[str, Any]) -> Callable[[], None]:
             os.setuid(uid)
 
     return limit
+
+
+#: JSON's own scalars, sent as they are.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 # --- the proxies ---------------------------------------------------------------

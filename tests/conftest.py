@@ -272,8 +272,16 @@ def pytest_collection_modifyitems(
     items.sort(key=key)
     part, parts = config.getoption("--part")
     if parts > 1:
-        # Each invariant in exactly one part; other tests in the first.
-        owner = assign(parts, {_invariant_of(item) or "" for item in items})
+        # Each invariant in exactly one part; other tests in the first. The
+        # parts are balanced over the invariants this level runs.
+        owner = assign(
+            parts,
+            {
+                _invariant_of(item) or ""
+                for item in items
+                if target.level == "hardened" or not item.get_closest_marker("hardened")
+            },
+        )
         kept = [i for i in items if owner.get(_invariant_of(i) or "", 1) == part]
         dropped = [i for i in items if owner.get(_invariant_of(i) or "", 1) != part]
         if dropped:
