@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from planted._runs import seed_unicode_tables
 from planted.bugs import BUGS, TASKS, PlantedBug, PlantError, plant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,6 +139,7 @@ def judge(
         if bug is not None:
             _plant_into(bug, package)
         report = scratch_path / "verification.json"
+        seed_unicode_tables(scratch_path)
         # The working directory is the scratch folder so that Hypothesis keeps
         # its example database there: a failure found under one seed must not
         # be replayed under the next, or detection would not be independent.

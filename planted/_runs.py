@@ -9,11 +9,14 @@ groups (each run is a session of its own) and nothing else.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -64,6 +67,29 @@ def pytest_env(suite: Path = ROOT) -> dict[str, str]:
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("CI", None)
     return env
+
+
+@functools.cache
+def _unicode_tables() -> Path | None:
+    from day7_verify._unicode import unicode_tables
+
+    fallback = Path(tempfile.mkdtemp(prefix="planted-tables-"))
+    atexit.register(shutil.rmtree, fallback, True)
+    return unicode_tables(fallback)
+
+
+def seed_unicode_tables(cwd: Path) -> None:
+    """Give a run's fresh working directory Hypothesis's Unicode tables.
+
+    Hypothesis makes them on the first text drawn (over a second of CPU) and
+    keeps them in `.hypothesis/`, beside its example database; each run has
+    a directory of its own so that no failure is replayed under another
+    seed, and so would make them again. Only the tables are copied (made
+    once, day7_verify._unicode), never a database.
+    """
+    tables = _unicode_tables()
+    if tables is not None:
+        shutil.copytree(tables / "unicode_data", cwd / ".hypothesis" / "unicode_data")
 
 
 def suite_problem(root: Path) -> str | None:

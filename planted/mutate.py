@@ -52,6 +52,7 @@ from planted._runs import (
     RunResult,
     pytest_env,
     run_pytest,
+    seed_unicode_tables,
     snapshot,
     stop_all,
     suite_problem,
@@ -219,6 +220,7 @@ def judge(folder: Path, module_source: str, settings: Settings) -> Verdict:
         scratch_path = Path(scratch)
         copy = _copy_folder(folder, scratch_path)
         (copy / MODULE).write_text(module_source, encoding="utf-8")
+        seed_unicode_tables(scratch_path)
         result = run_pytest(
             _pytest_args(copy, settings),
             cwd=scratch_path,
