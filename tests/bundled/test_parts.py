@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from day7_verify import _child
+from day7_verify import _child, _pool
 from day7_verify._evidence import read_progress
 from strategies.ordering import INVARIANT_ORDER, rank
 from strategies.parts import COSTS, assign, join_summaries, parse_part
@@ -243,3 +243,22 @@ def test_progress_from_two_parts_is_one_suite(tmp_path):
     ]
     assert read.running == "t::c"
     assert read.invariant_of("t::c") == "stateless"
+
+
+@pytest.mark.parametrize(
+    ("cores", "jobs", "learners", "parts"),
+    [
+        (2, 2, 1, 2),  # one learner: both cores
+        (2, 2, 20, 1),  # a class two at a time: a core each
+        (2, 1, 20, 2),  # one at a time: both cores each
+        (8, 8, 1, 4),  # never more than four parts
+        (1, 1, 1, 1),
+    ],
+)
+def test_each_learner_gets_the_cores_left_to_it(
+    monkeypatch, cores, jobs, learners, parts
+):
+    """The command splits a learner's suite over the cores the learners judged
+    at the same time leave to it, and never oversubscribes the machine."""
+    monkeypatch.setattr(_pool, "default_jobs", lambda: cores)
+    assert _pool.parts_per_learner(jobs, learners) == parts
