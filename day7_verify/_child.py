@@ -23,6 +23,7 @@ import resource
 import signal
 import stat
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -183,9 +184,11 @@ def _run_suite(
     """The suite's outcome; split into `parts` pytest sessions run at once
     (strategies/parts.py), one per core the command gave this learner."""
     parts = max(1, min(int(config.get("parts", 1)), 8))
-    if parts == 1:
-        return _run_part(config, progress, watched, 1, 1)
     _warm_up()
+    if parts == 1 or threading.active_count() > 1:
+        # One part; or not forked at all where another thread runs, since a
+        # fork copies the locks that thread may hold, and none would release.
+        return _run_part(config, progress, watched, 1, 1)
     me = os.getpid()
     started: dict[int, int] = {}
     for part in range(2, parts + 1):
