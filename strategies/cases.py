@@ -41,12 +41,18 @@ class Spec:
     """An invalid specification: building it must raise ValueError.
 
     `names` lists the words of which the error message must contain one.
+    `binds` says whether the course level holds a learner to those words:
+    only where the contract (blank strings, the uniqueness messages) or the
+    course's own tests (a '..' file path, a bad exit_state) fix them; any
+    other refusal's wording is the learner's at the course level, and only
+    the hardened level asks it to name the field.
     """
 
     what: str
     make: Callable[[Any], Any] = field(repr=False, compare=False)
     names: tuple[str, ...]
     rule: str
+    binds: bool = True
 
     def __str__(self) -> str:
         return self.what
@@ -145,11 +151,15 @@ def bad_paths(draw: Any) -> str:
 
 
 def _file_path_spec(path: str) -> Spec:
+    # The course's tests name 'file path' for a relative path with a '..'
+    # component; an absolute, '.' or NUL path may be refused in other words.
+    climbs = not path.startswith("/") and "\0" not in path and ".." in path.split("/")
     return Spec(
         f"FileExpectation(path={path!r}, content='x')",
         lambda t: t.FileExpectation(path, "x"),
         ("file path",),
         "a file path that is absolute, '.', has a '..' component or a NUL is refused",
+        binds=climbs,
     )
 
 
@@ -162,6 +172,7 @@ def _artifact_spec(path: str, before: tuple[str, ...]) -> Spec:
         ("changed artifact",),
         "a changed artifact that is absolute, '.', has a '..' component or a NUL"
         " is refused",
+        binds=False,
     )
 
 
@@ -216,6 +227,7 @@ def _list_group_spec(group: str, size: int) -> Spec:
         ),
         (group,),
         f"{group} must be a tuple: a list is refused",
+        binds=False,
     )
 
 
@@ -236,6 +248,7 @@ def _wrong_item_spec(group: str, wrong: int, size: int, at: int) -> Spec:
         make,
         (group,),
         f"{group} must hold only {kind} expectations",
+        binds=False,
     )
 
 
@@ -401,6 +414,7 @@ def _non_string_spec(name: str, shown: str, value: object) -> Spec:
         lambda t: build(t, value),  # type: ignore[arg-type]
         (name,),
         f"a {name} that is not a string is refused",
+        binds=False,
     )
 
 
@@ -410,7 +424,8 @@ def wrong_type_specs() -> list[Spec]:
     The contract's list of rejections names blank strings and bad paths; its
     annotations (``content: str``, ``changed_artifacts: tuple[str, ...]``)
     exclude the rest, and the course's reference refuses each of these with a
-    ValueError naming the field, so they hold at the course level too.
+    ValueError, so the refusal holds at the course level too; the words of
+    the message bind only at the hardened level (`Spec.binds`).
     """
     specs = [
         _non_string_spec(name, shown, value)
@@ -423,6 +438,7 @@ def wrong_type_specs() -> list[Spec]:
             lambda t, v=value: t.FileExpectation("a.txt", v),
             ("file content",),
             "file content that is not a string is refused",
+            binds=False,
         )
         for shown, value in _NON_STRINGS
     ]
@@ -432,12 +448,14 @@ def wrong_type_specs() -> list[Spec]:
             lambda t: t.ReceiptExpectation("call-1", "edit_file", "ok", "x", ["a.txt"]),
             ("changed artifacts", "changed_artifacts"),
             "changed artifacts must be a tuple: a list is refused",
+            binds=False,
         ),
         Spec(
             "ReceiptExpectation('call-1', 'edit_file', None, 'x')",
             lambda t: t.ReceiptExpectation("call-1", "edit_file", None, "x"),
             ("exit_state", "exit state"),
             "an exit state that is not a string is refused",
+            binds=False,
         ),
     ]
     return specs

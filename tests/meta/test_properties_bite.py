@@ -19,6 +19,7 @@ import random
 import socket
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from strategies import (
     LogFact,
     ResultFact,
     World,
+    cases,
     judge_access,
     judge_hostile,
     load_target,
@@ -473,3 +475,48 @@ def test_the_order_lesson_states_the_truth(bundled) -> None:
         test(target=rewritten(bundled, last_only))
     assert "in any event order: result:" in str(raised.value)
     assert ": PASS (required result observed)" in raised.value.expected
+
+
+def _refusing(message: str, level: str) -> Any:
+    """A stand-in target whose every constructor refuses with `message`."""
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise ValueError(message)
+
+    return types.SimpleNamespace(
+        level=level,
+        EvaluationCase=refuse,
+        FileExpectation=refuse,
+        ResultExpectation=refuse,
+        ReceiptExpectation=refuse,
+    )
+
+
+def test_the_course_level_binds_only_the_refusal_words_the_course_fixes() -> None:
+    """A refusal the contract and the course's tests do not word (a group
+    that is not a tuple of its type, a bad changed artifact, a value of the
+    wrong type, an absolute path) may be in the learner's words at the course
+    level, and must name its field at the hardened level; a refusal they do
+    word (a blank string, a '..' path, a bad exit_state) binds at both."""
+    refused = _invariant("test_specification", "_refused")
+    free = [
+        cases._wrong_item_spec("files", 0, 1, 0),
+        cases._list_group_spec("receipts", 2),
+        cases._artifact_spec("/etc/passwd", ()),
+        cases._file_path_spec("/abs.txt"),
+        *cases.wrong_type_specs(),
+    ]
+    fixed = [
+        cases._blank_spec("final substring", " "),
+        cases._file_path_spec("a/../b.txt"),
+        cases._exit_spec("OK"),
+    ]
+    own_words = "that is not something this evaluator can judge"
+    for spec in free:
+        refused(_refusing(own_words, "course"), spec)
+        with pytest.raises(InvariantFailure, match="should raise ValueError naming"):
+            refused(_refusing(own_words, "hardened"), spec)
+    for spec in fixed:
+        for level in ("course", "hardened"):
+            with pytest.raises(InvariantFailure, match="should raise ValueError naming"):
+                refused(_refusing(own_words, level), spec)
