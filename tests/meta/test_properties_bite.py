@@ -518,5 +518,7 @@ def test_the_course_level_binds_only_the_refusal_words_the_course_fixes() -> Non
             refused(_refusing(own_words, "hardened"), spec)
     for spec in fixed:
         for level in ("course", "hardened"):
-            with pytest.raises(InvariantFailure, match="should raise ValueError naming"):
+            with pytest.raises(
+                InvariantFailure, match="should raise ValueError naming"
+            ):
                 refused(_refusing(own_words, level), spec)
