@@ -133,6 +133,14 @@ _FAIL_WORDING = (
     " bound) and its verdict is unchanged"
 )
 
+_UNBOUND_WORDS = (
+    "a refusal's words are emptied where neither the contract nor the course's"
+    " own tests fix them (a group that is not a tuple of its type, a changed"
+    " artifact, content or changed artifacts of the wrong type); the ValueError"
+    " is still raised, and at the course level its wording is the learner's"
+    " (strategies.cases.Spec.binds)"
+)
+
 _COURSE_REFERENCE: tuple[Equivalent, ...] = (
     *_entries(
         _SAME, _BLANK_TEST, "17:42:method-strip-lstrip", "17:42:method-strip-rstrip"
@@ -192,6 +200,16 @@ _COURSE_REFERENCE: tuple[Equivalent, ...] = (
         "219:26:str-wrap",
     ),
     *_entries(_FREE, _NO_REVALIDATION, "220:5:call-remove"),
+    *_entries(
+        _FREE,
+        _UNBOUND_WORDS,
+        "44:30:str-empty",
+        "76:30:str-empty",
+        "81:40:str-empty",
+        "102:43:str-empty",
+        "103:47:str-empty",
+        "104:49:str-empty",
+    ),
 )
 
 REGISTERS: tuple[Register, ...] = (
