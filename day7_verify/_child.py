@@ -545,6 +545,11 @@ class _Watcher:
             # Out of memory is the verdict now; the rest would only repeat it.
             node.session.shouldstop = "a MemoryError reached the judge"
 
+    def pytest_sessionfinish(self, session: Any, exitstatus: int) -> None:
+        # Before the suite's own (trylast) one, which runs the score's probe:
+        # a clock that stops the run there is told where it did.
+        self._progress.write({"phase": "finishing"})
+
     def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
         self.finished.add(nodeid)
         self._progress.write({"done": nodeid})

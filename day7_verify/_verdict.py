@@ -289,6 +289,10 @@ def _where(progress: Progress, running: Mapping[str, str] | None) -> str:
         return " while importing the folder"
     if progress.phase in ("suite", ""):
         return " while the suite was starting"
+    if progress.phase == "finishing":
+        # Every test ended; the score's probe (strategies/probe.py) still
+        # calls evaluate_run on its written worlds.
+        return " after its last test, while the score's probe called evaluate_run"
     return " between tests"
 
 
