@@ -528,3 +528,14 @@ def test_a_small_world_is_shown_whole() -> None:
     cut = shown_world(long_lines)
     assert len(cut) <= MAX_WORLD_CHARS and cut.count("\n") == 4
     assert all(line.endswith("…") for line in cut.splitlines())
+
+
+def test_every_day7_name_has_one_home_and_no_other_name_has_one() -> None:
+    """The places lessons name (strategies.fixes.HOME) cover exactly the Day 7
+    surface the worker loads (strategies.worker.REQUIRED_NAMES): a name added
+    to one list and not the other would be a lesson with no place, or a
+    place for a name the suite never asks for."""
+    from strategies.fixes import HOME
+    from strategies.worker import REQUIRED_NAMES
+
+    assert set(HOME) == set(REQUIRED_NAMES)
