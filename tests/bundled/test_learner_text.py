@@ -251,46 +251,43 @@ def test_a_printed_reproduction_runs_no_injected_code_from_anywhere(
         assert not list(where.glob("MARK-*")), where
 
 
+@pytest.mark.parametrize("blocked", ["json", "junit"])
 def test_a_report_that_cannot_be_written_never_stops_the_others(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
+    blocked: str,
 ):
-    """--junit at a directory fails alone: --json and --html are written,
-    the table printed, then one line for the JUnit and exit status 2."""
+    """A report at a directory fails alone: the others are written, the table
+    printed, then one line for the one that failed and exit status 2."""
     report = _report("ada", "bo")
     part = tmp_path / "part.json"
     part.write_text(report.dumps(), encoding="utf-8")
-    blocked = tmp_path / "blocked.xml"
-    out_json, out_html = tmp_path / "class.json", tmp_path / "class.html"
+    out = {name: tmp_path / f"class.{name}" for name in ("json", "html", "junit")}
     from day7_verify import _cli
 
-    # What --junit meets after judging (a directory made meanwhile) is the
+    # What a report meets after judging (a directory made meanwhile) is the
     # writing step's to survive, whatever was checked before judging.
     monkeypatch.setattr(_cli, "_check_writable", lambda *args: None)
-    blocked.mkdir()
+    out[blocked].mkdir()
     status = main(
-        [
-            "merge",
-            str(part),
-            "--json",
-            str(out_json),
-            "--html",
-            str(out_html),
-            "--junit",
-            str(blocked),
-        ]
+        ["merge", str(part)]
+        + [word for name, path in out.items() for word in (f"--{name}", str(path))]
     )
     said = capsys.readouterr()
     assert status == 2
-    assert json.loads(out_json.read_text(encoding="utf-8"))["schema"]
-    assert "<!doctype html>" in out_html.read_text(encoding="utf-8")
+    written = {name: path for name, path in out.items() if name != blocked}
+    if "json" in written:
+        assert json.loads(written["json"].read_text(encoding="utf-8"))["schema"]
+    if "junit" in written:
+        ET.fromstring(written["junit"].read_text(encoding="utf-8"))
+    assert "<!doctype html>" in written["html"].read_text(encoding="utf-8")
     assert said.out.startswith("day7-verify: 0 of 2 learner(s) pass")
     (line,) = said.err.splitlines()
-    assert line.startswith(f"day7-verify: --junit {blocked}: cannot write it")
+    assert line.startswith(f"day7-verify: --{blocked} {out[blocked]}: cannot write it")
     # Nothing half-written or left over beside the reports.
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["part.json", "blocked.xml", "class.json", "class.html"]
+        ["part.json", *(path.name for path in out.values())]
     )
 
 
