@@ -113,7 +113,8 @@ def _for_the_command(note: str, path: str) -> str:
         lambda match: (
             f"(note: {match['count']} other explicit {match['noun']} also"
             " failed with this error; day7-verify does not show them:"
-            f" `pytest tests --impl-path {path} --hypothesis-verbosity=verbose`"
+            f" `pytest tests --impl-path {shlex.quote(path)}"
+            " --hypothesis-verbosity=verbose`"
             " in a clone of day7-verify does)"
         ),
         note,

@@ -393,3 +393,17 @@ def test_a_hostile_class_gets_every_report_and_a_safe_terminal(tmp_path: Path):
     for where in (tmp_path, elsewhere, cohort, ROOT):
         assert not list(where.glob("MARK-*")), where
     assert shlex.quote(str(ROOT)) in runnable(snippets[0])
+
+
+def test_advice_naming_the_folder_quotes_it_for_the_shell():
+    """The pytest command the verbose lesson suggests quotes the folder's path."""
+    note = (
+        "(note: 2 other explicit examples also failed with this error;"
+        " add --hypothesis-verbosity=verbose to see them)"
+    )
+    path = HOSTILE_NAMES[0]
+    verdict = _verdict(
+        path, lessons=(lesson({"invariant": "truth", "example": [note]}),)
+    )
+    text = "\n".join(learner_lines(verdict, "course", verbose=True))
+    assert f"--impl-path {shlex.quote(path)} --hypothesis-verbosity" in text
