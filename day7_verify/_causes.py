@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from strategies.lessons import WHERE_THE_REST_IS
+
 __all__ = [
     "FIELD_BOUNDS",
     "MAX_CAUSES",
@@ -54,14 +56,16 @@ class Bound:
 
 #: Each text field's bound. A world in words or a reproduction snippet is a
 #: few lines for a drawn world; a real run's plan or a hostile world is
-#: longer, and still well inside these.
+#: longer, and still well inside these. The snippet's characters hold the
+#: suite's largest written world ("everything at once", about 10,000) twice,
+#: for a lesson that compares it with itself changed (a tampered log).
 FIELD_BOUNDS: Mapping[str, Bound] = {
     "headline": Bound(8, 800),
     "world": Bound(30, 3000),
     "expected": Bound(12, 1200),
     "observed": Bound(12, 1200),
     "hint": Bound(8, 800),
-    "reproduce": Bound(60, 6000),
+    "reproduce": Bound(60, 24000),
 }
 
 
@@ -152,8 +156,12 @@ def _bounded_lesson(lesson: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(value, str):
             continue
         if name == "reproduce" and _capped(value, bound) != value:
-            # Cut code does not run: a snippet too long is left out whole.
+            # Cut code does not run: a snippet too long is left out whole,
+            # and the world no longer says the snippet has what it left out.
             shaped[name] = ""
+            world = shaped.get("world")
+            if isinstance(world, str):
+                shaped["world"] = world.replace(f" ({WHERE_THE_REST_IS})", "")
             continue
         shaped[name] = _capped(value, bound)
     example = shaped.get("example")

@@ -8,14 +8,16 @@ interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -41,6 +43,7 @@ from day7_verify._report import (
     read_report,
     tool_version,
 )
+from day7_verify._safe import terminal_text
 from day7_verify._sandbox import ISOLATIONS, detect
 from day7_verify._shard import merge, parse_shard, select
 from day7_verify._text import class_lines, learner_lines, verdict_line
@@ -62,7 +65,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _usage_error(message: str) -> NoReturn:
-    print(f"{PROG}: {message}", file=sys.stderr)
+    # A message may quote a learner's folder name: shown, never obeyed.
+    print(terminal_text(f"{PROG}: {message}"), file=sys.stderr)
     raise SystemExit(2)
 
 
@@ -244,20 +248,63 @@ def _check_writable(options: argparse.Namespace, names: Sequence[str]) -> None:
             _usage_error(f"--{name} {target}: is a directory")
 
 
-def _write(target: str, text: str, flag: str) -> None:
+def _write(target: str, text: str) -> None:
+    """Write `text` to `target` whole or not at all: a temporary file beside
+    it, then renamed over it, so a failure never leaves a truncated report."""
+    folder = os.path.dirname(os.path.abspath(target))
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
+    )
     try:
-        Path(target).write_text(text, encoding="utf-8")
-    except OSError as error:
-        _usage_error(f"{flag} {target}: cannot write it ({error.strerror or error})")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        # mkstemp makes it private; a report is as readable as any new file.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
-def _write_reports(options: argparse.Namespace, report: ClassReport) -> None:
-    if options.json:
-        _write(options.json, report.dumps(), "--json")
-    if getattr(options, "html", None):
-        _write(options.html, html_page(report), "--html")
-    if getattr(options, "junit", None):
-        _write(options.junit, junit_xml(report), "--junit")
+def _write_reports(
+    options: argparse.Namespace,
+    report: ClassReport,
+    extra: Sequence[tuple[str, Callable[[], str]]] = (),
+) -> list[str]:
+    """Write every report asked for, each on its own: one line per report
+    that could not be made or written (the others are written regardless)."""
+    wanted: list[tuple[str, Callable[[], str]]] = [
+        ("json", report.dumps),
+        ("html", lambda: html_page(report)),
+        ("junit", lambda: junit_xml(report)),
+        *extra,
+    ]
+    failed = []
+    for name, render in wanted:
+        target = getattr(options, name, None)
+        if not target:
+            continue
+        try:
+            _write(target, render())
+        except OSError as error:
+            failed.append(
+                f"--{name} {target}: cannot write it ({error.strerror or error})"
+            )
+        except Exception as error:  # noqa: BLE001  one report never takes the rest
+            failed.append(
+                f"--{name} {target}: cannot make it ({type(error).__name__}: {error})"
+            )
+    return [terminal_text(f"{PROG}: {line}") for line in failed]
+
+
+def _failed_reports(failed: Sequence[str], status: int) -> int:
+    """Say which reports were not written, after the verdicts; status 2 if any."""
+    for line in failed:
+        print(line, file=sys.stderr, flush=True)
+    return 2 if failed else status
 
 
 def _learners(options: argparse.Namespace) -> list[Learner]:
@@ -363,16 +410,22 @@ def _judge(argv: Sequence[str]) -> int:
             )
         if options.verbose:
             print(
-                f"  {judged.verdict.path}: bundle copied in"
-                f" {judged.copy_seconds * 1000:.0f} ms,"
-                f" peak RSS {judged.peak_rss_kib >> 10} MiB,"
-                f" peak address space {judged.vm_peak_kib >> 10} MiB",
+                terminal_text(
+                    f"  {judged.verdict.path}: bundle copied in"
+                    f" {judged.copy_seconds * 1000:.0f} ms,"
+                    f" peak RSS {judged.peak_rss_kib >> 10} MiB,"
+                    f" peak address space {judged.vm_peak_kib >> 10} MiB"
+                ),
                 file=sys.stderr,
                 flush=True,
             )
 
     if not many and sys.stderr.isatty():
-        print(f"{PROG}: judging {learners[0].path} ...", file=sys.stderr, flush=True)
+        print(
+            terminal_text(f"{PROG}: judging {learners[0].path} ..."),
+            file=sys.stderr,
+            flush=True,
+        )
     started = time.monotonic()
     try:
         judged = judge_all(
@@ -391,17 +444,24 @@ def _judge(argv: Sequence[str]) -> int:
             report = compare(report, baseline)
         except SchemaError as error:
             _usage_error(str(error))
-    _write_reports(options, report)
+    extra: list[tuple[str, Callable[[], str]]] = []
     if len(report.learners) == 1 and not many:
         learner = report.learners[0]
         lines = learner_lines(
             learner, settings.level, options.verbose, isolation=settings.isolation
         )
-        if options.gradescope:
-            results = gradescope_results(learner, "\n".join(lines), settings.isolation)
-            _write(
-                options.gradescope, json.dumps(results, indent=2) + "\n", "--gradescope"
+        whole = "\n".join(lines)
+        extra.append(
+            (
+                "gradescope",
+                lambda: (
+                    json.dumps(
+                        gradescope_results(learner, whole, settings.isolation), indent=2
+                    )
+                    + "\n"
+                ),
             )
+        )
         if options.quiet:
             # Gradescope's output above keeps the whole verdict; the terminal
             # shows the one line asked for.
@@ -412,8 +472,9 @@ def _judge(argv: Sequence[str]) -> int:
             for learner in report.learners:
                 if not learner.passed:
                     lines += ["", *learner_lines(learner, settings.level, verbose=True)]
+    failed = _write_reports(options, report, extra)
     _emit(lines)
-    return 0 if report.passed else 1
+    return _failed_reports(failed, 0 if report.passed else 1)
 
 
 def _merge(argv: Sequence[str]) -> int:
@@ -424,7 +485,7 @@ def _merge(argv: Sequence[str]) -> int:
         report = merge(parts)
     except SchemaError as error:
         _usage_error(str(error))
-    _write_reports(options, report)
+    failed = _write_reports(options, report)
     lines = class_lines(report)
     if options.verbose:
         for learner in report.learners:
@@ -434,7 +495,7 @@ def _merge(argv: Sequence[str]) -> int:
                     *learner_lines(learner, str(report.settings.get("level")), True),
                 ]
     _emit(lines)
-    return 0 if report.passed else 1
+    return _failed_reports(failed, 0 if report.passed else 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

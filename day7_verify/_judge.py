@@ -296,7 +296,7 @@ def _judge(
             result = read_result(result_path, nonce)
         except Untrusted as error:
             result, untrusted = None, str(error)
-        clean = _Normaliser(folder, learner.path, scratch, tmp)
+        clean = _Normaliser(folder, learner.path, scratch, tmp, learner.folder)
         verdict = classify(
             path=learner.path,
             limits=Limits(settings.timeout, settings.memory),
@@ -422,8 +422,19 @@ class _Normaliser:
     same, and a learner reads its own path.
     """
 
-    def __init__(self, folder: Path, path: str, scratch: Path, tmp: Path) -> None:
+    def __init__(
+        self, folder: Path, path: str, scratch: Path, tmp: Path, real: Path
+    ) -> None:
         self._rules = [
+            # In code (a reproduction snippet's `impl_path=...`) the folder is
+            # a Python literal: it becomes the literal of the learner's
+            # absolute path, never the path as typed pasted into the quotes
+            # (a name with a quote in it would end the literal and run code;
+            # a relative one would fail from any other directory).
+            (
+                re.compile(re.escape(repr(str(folder)))),
+                repr(os.path.abspath(real)),
+            ),
             (re.compile(re.escape(str(folder))), path),
             (re.compile(re.escape(str(tmp)) + r"/[^/\s'\"]+"), "$TMPDIR/…"),
             (re.compile(re.escape(str(tmp))), "$TMPDIR"),

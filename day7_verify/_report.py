@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from day7_verify._safe import clean_verdict
+
 __all__ = [
     "CHANGES",
     "INVARIANT_STATUSES",
@@ -393,6 +395,9 @@ class ClassReport:
             raise ValueError("a report lists its learners sorted by path")
         if len(set(paths)) != len(paths):
             raise ValueError("a report names each learner once")
+        # The boundary between judging (which needs a folder's real name) and
+        # reporting: from here on every string is one every report can write.
+        object.__setattr__(self, "learners", _cleaned(self.learners))
 
     @property
     def passed(self) -> bool:
@@ -498,6 +503,25 @@ class ClassReport:
 
     def with_learners(self, learners: Sequence[LearnerVerdict]) -> ClassReport:
         return replace(self, learners=tuple(sorted(learners, key=lambda v: v.path)))
+
+
+def _cleaned(learners: Sequence[LearnerVerdict]) -> tuple[LearnerVerdict, ...]:
+    """`learners` made valid UTF-8 (`clean_verdict`), sorted by path again.
+
+    Two names that differ only where they were not UTF-8 could read alike
+    once cleaned; the later gets ` (2)`, so each learner is still one row.
+    """
+    taken: set[str] = set()
+    cleaned = []
+    for learner in learners:
+        clean = clean_verdict(learner)
+        path, number = clean.path, 1
+        while path in taken:
+            number += 1
+            path = f"{clean.path} ({number})"
+        taken.add(path)
+        cleaned.append(clean if path == clean.path else replace(clean, path=path))
+    return tuple(sorted(cleaned, key=lambda v: v.path))
 
 
 def short_names(paths: Sequence[str]) -> tuple[str, dict[str, str]]:

@@ -15,6 +15,7 @@ invariants: one mark per invariant, numbered columns, and a legend.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shlex
@@ -24,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from day7_verify._report import ClassReport, LearnerVerdict, short_names
+from day7_verify._safe import terminal_text
 
 __all__ = [
     "MARKS",
@@ -111,30 +113,49 @@ def _for_the_command(note: str, path: str) -> str:
         lambda match: (
             f"(note: {match['count']} other explicit {match['noun']} also"
             " failed with this error; day7-verify does not show them:"
-            f" `pytest tests --impl-path {path} --hypothesis-verbosity=verbose`"
+            f" `pytest tests --impl-path {shlex.quote(path)}"
+            " --hypothesis-verbosity=verbose`"
             " in a clone of day7-verify does)"
         ),
         note,
     )
 
 
-def runnable(snippet: str, python: str | None = None, cwd: str | None = None) -> str:
+def runnable(snippet: str, python: str | None = None) -> str:
     """`snippet` as a shell command that runs it, pasted anywhere.
 
-    The snippet imports `strategies`, which only the interpreter day7-verify
-    is installed in has, and names the folder as it was written on the
-    command line, relative to where the command ran: so the command says
-    both, rather than leaving the learner a ModuleNotFoundError.
+    The snippet imports `strategies`, which only day7-verify's own Python
+    has (or, run from a checkout, only its directory): so the command names
+    both that Python and, in PYTHONPATH, where `strategies` is, rather than
+    leaving the learner a ModuleNotFoundError. The snippet names the folder
+    by its absolute path, so no `cd` is needed. Every word is quoted for the
+    shell, and the here-document ends at a word no line of the snippet is.
     """
     python = python or sys.executable
-    cwd = cwd or os.getcwd()
+    strategies = importlib.util.find_spec("strategies")
+    where = (
+        os.path.dirname(os.path.dirname(strategies.origin))
+        if strategies is not None and strategies.origin
+        else os.getcwd()
+    )
+    end = heredoc_end(snippet)
     return "\n".join(
         [
-            f"cd {shlex.quote(cwd)} && {shlex.quote(python)} - <<'EOF'",
+            f"PYTHONPATH={shlex.quote(where)} {shlex.quote(python)} - <<'{end}'",
             snippet.rstrip(),
-            "EOF",
+            end,
         ]
     )
+
+
+def heredoc_end(text: str) -> str:
+    """A word for a here-document to end at that is no line of `text`."""
+    lines = set(text.split("\n")) | set(text.splitlines())
+    end, number = "EOF", 0
+    while end in lines:
+        number += 1
+        end = f"EOF_{number}"
+    return end
 
 
 def _reproduce_block(snippet: str) -> list[str]:
@@ -204,12 +225,13 @@ def learner_lines(
     if verdict.output_tail and (verbose or verdict.status not in ("pass", "fail")):
         lines += ["", "last lines it printed:"]
         lines += [f"{_INDENT}{line}" for line in verdict.output_tail.splitlines()]
-    return lines
+    # A learner's text is data: no line it wrote reaches the terminal raw.
+    return [terminal_text(line) for line in lines]
 
 
 def verdict_line(verdict: LearnerVerdict) -> str:
     """The one line that says a learner's status, where, why, its score and how long."""
-    return (
+    return terminal_text(
         f"day7-verify: {_status_word(verdict.status)}  {verdict.path}:"
         f" {verdict.detail}{score_words(verdict)} ({verdict.seconds:.1f} s)"
     )
@@ -338,8 +360,9 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
     # A report written before scores has none: no column then.
     with_score = any(learner.score is not None for learner in learners)
     prefix, short = short_names([learner.path for learner in learners])
+    short = {path: terminal_text(name) for path, name in short.items()}
     if prefix:
-        lines.insert(1, f"learners under {prefix}/")
+        lines.insert(1, terminal_text(f"learners under {prefix}/"))
     width = min(40, max([len("learner"), *(len(name) for name in short.values())]))
     change_width = 14 if with_baseline else 0
     numbers = [str(index + 1) for index in range(len(names))]
@@ -380,4 +403,4 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
                 text, 100, subsequent_indent="  ", break_on_hyphens=False
             )
             lines += [line.replace("\xa0", " ") for line in wrapped]
-    return lines
+    return [terminal_text(line) for line in lines]

@@ -130,8 +130,9 @@ class _Lesson:
 
     @property
     def world(self) -> str:
-        """The world the lesson shows: `whole_world`, bounded (`shown_world`)."""
-        return shown_world(self.whole_world)
+        """The world the lesson shows: `whole_world`, bounded (`shown_world`);
+        the lines left out are said to be in the snippet only when it has one."""
+        return shown_world(self.whole_world, rebuilt=bool(self.reproduce))
 
     @world.setter
     def world(self, text: str) -> None:
@@ -252,13 +253,18 @@ MAX_WORLD_CHARS = 2400
 _WORLD_TAIL = 3
 
 
-def shown_world(text: str) -> str:
+#: What the line standing for the lines left out says of them.
+WHERE_THE_REST_IS = "the reproduce snippet rebuilds it whole"
+
+
+def shown_world(text: str, rebuilt: bool = False) -> str:
     """`text` within MAX_WORLD_LINES lines and MAX_WORLD_CHARS characters.
 
     A longer world keeps its first lines and its last `_WORLD_TAIL`, with one
-    line between saying how many were left out; a line too long for the
-    share of the characters is cut, ending in "…". Within the bounds, the
-    text is unchanged.
+    line between saying how many were left out (and, when `rebuilt`, that the
+    lesson's snippet rebuilds them: a lesson without one never says so); a
+    line too long for the share of the characters is cut, ending in "…".
+    Within the bounds, the text is unchanged.
     """
     lines = text.splitlines()
     if len(lines) <= MAX_WORLD_LINES and len(text) <= MAX_WORLD_CHARS:
@@ -268,8 +274,8 @@ def shown_world(text: str) -> str:
         left = len(lines) - head - _WORLD_TAIL
         lines = [
             *lines[:head],
-            f"… and {left} more line(s) of the world, not shown (the reproduce"
-            " snippet rebuilds it whole)",
+            f"… and {left} more line(s) of the world, not shown"
+            + (f" ({WHERE_THE_REST_IS})" if rebuilt else ""),
             *lines[-_WORLD_TAIL:],
         ]
     if len("\n".join(lines)) <= MAX_WORLD_CHARS:

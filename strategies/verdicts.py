@@ -80,8 +80,19 @@ def evaluate(target: Any, built: Any, *, run: Any = None, case: Any = None) -> A
 _NAMES = re.compile(r"\b([A-Z][A-Za-z]+)\(")
 
 
-def reproduction(world: World, target: Any) -> str:
-    """A few lines of Python that rebuild `world` and print the target's report."""
+def reproduction(
+    world: World,
+    target: Any,
+    *,
+    then: tuple[str, World, Sequence[Any] | None] | None = None,
+) -> str:
+    """A few lines of Python that rebuild `world` and print the target's report.
+
+    `then` is (what changed, the world, the run's events or None) for a
+    lesson about two evaluations (the world reordered, changed, its log
+    damaged): the snippet prints the second report after the first, each
+    under a line saying which it is, so the two can be compared.
+    """
     label = getattr(target, "label", "")
     if label.startswith("folder "):
         load = f"load_target(impl_path={label.removeprefix('folder ')!r})"
@@ -90,22 +101,43 @@ def reproduction(world: World, target: Any) -> str:
     import strategies
 
     shown = repr(world)
-    found = {name for name in _NAMES.findall(shown) if name in strategies.__all__}
-    names = sorted({"materialise", "load_target", *found})
-    return "\n".join(
-        [
-            f"from strategies import {', '.join(names)}",
-            f"target = {load}",
-            f"world = {shown}",
+    lines = [f"world = {shown}"]
+    if then is None:
+        lines += [
             "with materialise(world, target) as built:",
             "    print(target.evaluate_run(*built.args).render())",
         ]
+    else:
+        what, other, events = then
+        other_shown = "world" if other == world else repr(other)
+        shown += other_shown + repr(events)
+        lines += [
+            f"other = {other_shown}",
+            f"events = {events!r}",
+            "print('# world')",
+            "with materialise(world, target) as built:",
+            "    print(target.evaluate_run(*built.args).render())",
+            f"print({'# ' + what!r})",
+            "with materialise(other, target, events=events) as built:",
+            "    print(target.evaluate_run(*built.args).render())",
+        ]
+    found = {name for name in _NAMES.findall(shown) if name in strategies.__all__}
+    names = sorted({"materialise", "load_target", *found})
+    return "\n".join(
+        [f"from strategies import {', '.join(names)}", f"target = {load}", *lines]
     )
 
 
 @contextmanager
-def judging(world: World, target: Any, context: str = "") -> Iterator[None]:
-    """Lessons raised inside say which world broke them, and how to rebuild it."""
+def judging(
+    world: World,
+    target: Any,
+    context: str = "",
+    *,
+    then: tuple[str, World, Sequence[Any] | None] | None = None,
+) -> Iterator[None]:
+    """Lessons raised inside say which world broke them, and how to rebuild it
+    (and, with `then`, the second world they compare it with: `reproduction`)."""
     words = "\n".join(part for part in (describe(world), context) if part)
     try:
         with describing(words):  # a hang ends the test before Hypothesis prints
@@ -116,7 +148,7 @@ def judging(world: World, target: Any, context: str = "") -> Iterator[None]:
                 part for part in (words, failure.whole_world) if part
             )
         if not failure.reproduce:
-            failure.reproduce = reproduction(world, target)
+            failure.reproduce = reproduction(world, target, then=then)
         raise
 
 

@@ -11,6 +11,7 @@ from strategies import (
     describe,
     fail,
     judged,
+    judging,
     passing_worlds,
     perturbed_worlds,
     shown_row,
@@ -40,43 +41,46 @@ def test_one_changed_fact_flips_its_own_check_and_no_other(target, pair) -> None
     before = judged(target, world)
     after = judged(target, perturbation.world)
     context = f"{describe(world)}\nperturbation: {perturbation}"
-    if [row[0] for row in before] != [row[0] for row in after]:
-        fail(
-            world=context,
-            expected=f"the same checks: {[row[0] for row in before]}",
-            observed=f"{[row[0] for row in after]}",
-            hint=placed(
-                "a check's name comes from the declared fact, not from what was"
-                " observed",
-                "evaluate_run",
-            ),
-        )
-    was, now = truth(world), truth(perturbation.world)
-    for index, (old, new) in enumerate(zip(before, after, strict=True)):
-        if index in perturbation.checks:
-            # A base check that is already wrong is the truth invariant's
-            # lesson; a flip is only owed by a check that was right.
-            if was[index].accepts(*old[1:], target.level) and old[1] is new[1]:
-                # The changed fact's verdict is wrong against its own truth:
-                # the same mistake the truth invariant reports for that kind
-                # of fact, so it carries the truth's cause and is told there.
-                fail(
-                    world=context,
-                    expected=f"{old[0]} to flip: {now[index].shown(target.level)}",
-                    observed=f"before: {shown_row(old)}; after: {shown_row(new)}",
-                    hint=now[index].hint_for(new[1], target.level),
-                    cause=verdict_cause(now[index], new[1]),
-                )
-        elif not now[index].same(old, new, target.level):
+    # The snippet rebuilds both worlds and prints both reports.
+    changed = (f"after the change: {perturbation}", perturbation.world, None)
+    with judging(world, target, f"perturbation: {perturbation}", then=changed):
+        if [row[0] for row in before] != [row[0] for row in after]:
             fail(
                 world=context,
-                expected=f"{old[0]} left as the world says, before and after:"
-                f" {now[index].shown(target.level)}",
-                observed=f"before the change: {shown_row(old)}; after:"
-                f" {shown_row(new)}",
+                expected=f"the same checks: {[row[0] for row in before]}",
+                observed=f"{[row[0] for row in after]}",
                 hint=placed(
-                    "each check looks only at its own fact: one wrong fact must"
-                    " not change another check's verdict or detail",
+                    "a check's name comes from the declared fact, not from what was"
+                    " observed",
                     "evaluate_run",
                 ),
             )
+        was, now = truth(world), truth(perturbation.world)
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            if index in perturbation.checks:
+                # A base check that is already wrong is the truth invariant's
+                # lesson; a flip is only owed by a check that was right.
+                if was[index].accepts(*old[1:], target.level) and old[1] is new[1]:
+                    # The changed fact's verdict is wrong against its own truth:
+                    # the same mistake the truth invariant reports for that kind
+                    # of fact, so it carries the truth's cause and is told there.
+                    fail(
+                        world=context,
+                        expected=f"{old[0]} to flip: {now[index].shown(target.level)}",
+                        observed=f"before: {shown_row(old)}; after: {shown_row(new)}",
+                        hint=now[index].hint_for(new[1], target.level),
+                        cause=verdict_cause(now[index], new[1]),
+                    )
+            elif not now[index].same(old, new, target.level):
+                fail(
+                    world=context,
+                    expected=f"{old[0]} left as the world says, before and after:"
+                    f" {now[index].shown(target.level)}",
+                    observed=f"before the change: {shown_row(old)}; after:"
+                    f" {shown_row(new)}",
+                    hint=placed(
+                        "each check looks only at its own fact: one wrong fact must"
+                        " not change another check's verdict or detail",
+                        "evaluate_run",
+                    ),
+                )

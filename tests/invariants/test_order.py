@@ -15,6 +15,7 @@ from strategies import (
     describe,
     fail,
     judged,
+    judging,
     noise_events,
     shown_row,
     truth,
@@ -124,28 +125,33 @@ def test_reordering_duplicating_or_adding_events_changes_nothing(
     canonical = judged(target, world)
     reordered = judged(target, world, events=case.events)
     context = f"{describe(world)}\n{case.how}"
-    for before, after, check in zip(canonical, reordered, truth(world), strict=False):
-        if not check.same(before, after, target.level):
-            # What the world says, not what the first evaluation said: that
-            # one may be the wrong one.
+    # A lesson about two evaluations rebuilds both: the snippet prints the
+    # report in the canonical order, then after the reordering.
+    with judging(world, target, case.how, then=(case.how, world, case.events)):
+        for before, after, check in zip(
+            canonical, reordered, truth(world), strict=False
+        ):
+            if not check.same(before, after, target.level):
+                # What the world says, not what the first evaluation said: that
+                # one may be the wrong one.
+                fail(
+                    world=context,
+                    expected=f"in any event order: {check.shown(target.level)}",
+                    observed=f"in the canonical order: {shown_row(before)}; after"
+                    f" reordering: {shown_row(after)}",
+                    hint=placed(
+                        "search every event for one with the tool whose result"
+                        " holds the substring; do not depend on position, first or"
+                        " last event, or the number of events",
+                        "evaluate_run",
+                    ),
+                )
+        if len(canonical) != len(reordered):
             fail(
                 world=context,
-                expected=f"in any event order: {check.shown(target.level)}",
-                observed=f"in the canonical order: {shown_row(before)}; after"
-                f" reordering: {shown_row(after)}",
+                expected=f"{len(canonical)} checks in any event order",
+                observed=f"{len(reordered)} checks after reordering",
                 hint=placed(
-                    "search every event for one with the tool whose result"
-                    " holds the substring; do not depend on position, first or"
-                    " last event, or the number of events",
-                    "evaluate_run",
+                    "the checks come from the case, not from the events", "evaluate_run"
                 ),
             )
-    if len(canonical) != len(reordered):
-        fail(
-            world=context,
-            expected=f"{len(canonical)} checks in any event order",
-            observed=f"{len(reordered)} checks after reordering",
-            hint=placed(
-                "the checks come from the case, not from the events", "evaluate_run"
-            ),
-        )
