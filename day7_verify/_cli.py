@@ -284,9 +284,11 @@ def _emit(lines: Sequence[str]) -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-def _progress_line(count: int, total: int, judged: Judged) -> str:
+def _progress_line(
+    count: int, total: int, judged: Judged, isolation: str | None = None
+) -> str:
     """A learner just judged, in the one line `--quiet` would print for it."""
-    return f"[{count}/{total}] {verdict_line(judged.verdict)}"
+    return f"[{count}/{total}] {verdict_line(judged.verdict, isolation)}"
 
 
 def _judge(argv: Sequence[str]) -> int:
@@ -360,7 +362,7 @@ def _judge(argv: Sequence[str]) -> int:
         counted += 1
         if many:
             print(
-                _progress_line(counted, len(learners), judged),
+                _progress_line(counted, len(learners), judged, settings.isolation),
                 file=sys.stderr,
                 flush=True,
             )
@@ -408,7 +410,9 @@ def _judge(argv: Sequence[str]) -> int:
         if options.quiet:
             # Gradescope's output above keeps the whole verdict; the terminal
             # shows the one line asked for.
-            lines = learner_lines(learner, settings.level, quiet=True)
+            lines = learner_lines(
+                learner, settings.level, quiet=True, isolation=settings.isolation
+            )
     else:
         lines = class_lines(report, jobs)
         if options.verbose:
