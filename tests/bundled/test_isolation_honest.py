@@ -30,33 +30,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import ROOT, learner_folder
+from _command_learners import learner_folder
+from _readable_python import site as copied_site
+from _readable_python import venv, why_no_system_python
 
-from day7_verify._bundle import _needed_distributions
 from day7_verify._sandbox import MEASURE, NOBODY, detect
 from day7_verify._uids import accounts
 
-SYSTEM_PYTHON = Path("/usr/bin/python3")
-
-
-def _system_python_fits() -> str | None:
-    """Why /usr/bin/python3 cannot stand in for this interpreter, or None."""
-    if not SYSTEM_PYTHON.exists():
-        return f"no {SYSTEM_PYTHON}"
-    done = subprocess.run(
-        [str(SYSTEM_PYTHON), "-c", "import sys, venv; print(*sys.version_info[:2])"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        return f"{SYSTEM_PYTHON} has no venv module"
-    if done.stdout.split() != [str(part) for part in sys.version_info[:2]]:
-        return f"{SYSTEM_PYTHON} is Python {done.stdout.strip()}, not this one's"
-    return None
-
-
-_WHY_NOT = _system_python_fits()
+_WHY_NOT = why_no_system_python()
 
 pytestmark = [
     pytest.mark.children,
@@ -79,48 +60,6 @@ PROBE = (
 assert "getuid" in MEASURE and "ns/pid" in MEASURE  # the same measurement
 
 
-def _site(base: Path) -> Path:
-    """Copies of this checkout's packages and of what the judge imports, in
-    one folder every user can read."""
-    site = base / "site"
-    for distribution in _needed_distributions():
-        top = Path(str(distribution.locate_file("")))
-        for file in distribution.files or ():
-            if file.parts and file.parts[0] == "..":
-                continue  # scripts outside site-packages
-            source = top / file
-            if source.is_file():
-                (site / file).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, site / file)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for package in ("day7_verify", "strategies", "evaluator"):
-        shutil.copytree(ROOT / package, site / package, ignore=ignore)
-    (site / "tests").mkdir()
-    shutil.copy2(ROOT / "tests" / "conftest.py", site / "tests" / "conftest.py")
-    shutil.copytree(
-        ROOT / "tests" / "invariants", site / "tests" / "invariants", ignore=ignore
-    )
-    return site
-
-
-def _venv(where: Path, site: Path) -> Path:
-    """A venv of /usr/bin/python3 at `where` that imports `site`; its python."""
-    subprocess.run(
-        [str(SYSTEM_PYTHON), "-m", "venv", "--without-pip", str(where)],
-        check=True,
-        capture_output=True,
-    )
-    python = where / "bin" / "python"
-    found = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    Path(found.stdout.strip(), "day7.pth").write_text(f"{site}\n", encoding="ascii")
-    return python
-
-
 @pytest.fixture(scope="module")
 def base() -> Iterator[Path]:
     """A folder every user can enter, outside pytest's mode-0700 tmp_path."""
@@ -134,7 +73,7 @@ def base() -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def site(base: Path) -> Path:
-    return _site(base)
+    return copied_site(base)
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +84,7 @@ def ordinary(base: Path, site: Path) -> dict:
     home = base / "home"
     home.mkdir()
     os.chown(home, uid, uid)
-    return {"uid": uid, "home": home, "python": _venv(base / "venv", site)}
+    return {"uid": uid, "home": home, "python": venv(base / "venv", site)}
 
 
 def _command(python: Path, args: list[str], cwd: Path, uid: int | None = None):
@@ -274,7 +213,7 @@ def private_venv(base: Path, site: Path) -> Path:
     private = base / "root-home"
     private.mkdir(mode=0o700)
     os.chmod(private, 0o700)
-    return _venv(private / "day7", site)
+    return venv(private / "day7", site)
 
 
 def test_a_python_the_learners_uids_cannot_run_is_the_judges_error(
