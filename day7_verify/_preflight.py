@@ -91,19 +91,20 @@ def check_worker(isolation: str, workroot: Path, uid: int, memory: int) -> None:
             )
         except PermissionError as error:
             # The exec itself, after the switch to `uid`.
-            raise JudgeCannotRun(_why(isolation, uid, workroot, str(error))) from None
+            raise JudgeCannotRun(_why(isolation, uid, probe, str(error))) from None
         except (OSError, subprocess.SubprocessError) as error:
             raise JudgeCannotRun(
                 f"the worker that runs learner code cannot start under {isolation}"
                 f" isolation: {error}"
             ) from None
+        out = done.stdout.decode("utf-8", "replace")
+        if done.returncode != 0:
+            # Told while the scratch is still there to look at.
+            said = (done.stderr.decode("utf-8", "replace") or out).strip()
+            said = said.splitlines()[-1] if said else f"exit status {done.returncode}"
+            raise JudgeCannotRun(_why(isolation, uid, probe, said))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    out = done.stdout.decode("utf-8", "replace")
-    if done.returncode != 0:
-        said = (done.stderr.decode("utf-8", "replace") or out).strip()
-        said = said.splitlines()[-1] if said else f"exit status {done.returncode}"
-        raise JudgeCannotRun(_why(isolation, uid, workroot, said))
     measured = got(out, uid=expected_uid(isolation, uid))
     if measured != isolation:
         raise JudgeCannotRun(
@@ -113,19 +114,31 @@ def check_worker(isolation: str, workroot: Path, uid: int, memory: int) -> None:
         )
 
 
-def _why(isolation: str, uid: int, workroot: Path, said: str) -> str:
-    """What kept `uid` from starting the worker, and what to do, in one line."""
+def _why(isolation: str, uid: int, probe: Path, said: str) -> str:
+    """What kept `uid` from starting the worker (from `probe`, in the bundle of
+    a scratch directory in the work directory), and what to do, in one line."""
+    umask = _umask()
     if isolation == "sandbox":
         # bwrap shows the interpreter and the bundle through folders of its
-        # own making: their modes outside do not matter.
+        # own making: their modes outside do not matter, but bwrap, without
+        # capabilities by then, must enter the worker's working directory.
+        advice = "; run the command with umask 022" if umask & 0o055 else ""
         return (
             "the worker that runs learner code cannot start under sandbox"
             f" isolation as uid {uid}: {said}"
+            + (f" (made under umask {umask:03o}){advice}" if advice else "")
         )
     for path in (Path(sys.executable), Path(sys.executable).resolve()):
         if blocked(path, uid) is not None:
             return cannot_run(uid, said)
-    found = blocked(workroot / "x", uid)
+    found = blocked(probe, uid)
+    workroot = probe.parents[3]
+    if found is not None and found[0] in probe.parents[:3]:
+        return (
+            f"the judge's files cannot be read by uid {uid}, an unprivileged uid"
+            f" such as learner code runs as ({found[0]} is mode {found[1]:o}, made"
+            f" under umask {umask:03o}); run the command with umask 022"
+        )
     if found is not None:
         return (
             f"the scratch directory {workroot} cannot be entered by uid {uid}, an"
@@ -134,3 +147,10 @@ def _why(isolation: str, uid: int, workroot: Path, said: str) -> str:
             " such as /dev/shm or /tmp"
         )
     return cannot_run(uid, said)
+
+
+def _umask() -> int:
+    """This process's umask (set back at once: nothing runs meanwhile)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask

@@ -313,15 +313,27 @@ def _parents(path: Path, made: set[str]) -> list[str]:
 
 #: Python code that prints what isolation it got: its uid, and its pid and
 #: network namespaces (run with -S -I: the standard library only).
-MEASURE = (
-    "import os\n"
-    "print(os.getuid(), os.readlink('/proc/self/ns/pid'),"
-    " os.readlink('/proc/self/ns/net'))\n"
-)
+MEASURE = """\
+import os
+def namespace(kind):
+    try:
+        return os.readlink('/proc/self/ns/' + kind)
+    except OSError:
+        return '-'
+print(os.getuid(), namespace('pid'), namespace('net'))
+"""
+
+
+def _namespace(kind: str) -> str:
+    # '-' where /proc does not tell: then no namespace counts as its own.
+    try:
+        return os.readlink(f"/proc/self/ns/{kind}")
+    except OSError:
+        return "-"
 
 
 def _own_namespaces() -> tuple[str, str]:
-    return os.readlink("/proc/self/ns/pid"), os.readlink("/proc/self/ns/net")
+    return _namespace("pid"), _namespace("net")
 
 
 def expected_uid(isolation: str, uid: int) -> int:
@@ -346,7 +358,7 @@ def got(said: str, *, uid: int, own: tuple[str, str] | None = None) -> str:
     seen_uid, pid_ns, net_ns = int(parts[0]), parts[1], parts[2]
     if seen_uid != uid or seen_uid == 0:
         return "process"
-    if pid_ns != own[0] and net_ns != own[1]:
+    if "-" not in (pid_ns, net_ns, *own) and pid_ns != own[0] and net_ns != own[1]:
         return "sandbox"
     return "user" if seen_uid != os.geteuid() else "process"
 

@@ -34,7 +34,7 @@ from _command_learners import learner_folder
 from _readable_python import site as copied_site
 from _readable_python import venv, why_no_system_python
 
-from day7_verify._sandbox import MEASURE, NOBODY, detect
+from day7_verify._sandbox import NOBODY, detect
 from day7_verify._uids import accounts
 
 _WHY_NOT = why_no_system_python()
@@ -57,7 +57,6 @@ PROBE = (
     " _os.readlink('/proc/self/ns/net')]), flush=True)\n"
     "raise ImportError('probed')\n"
 )
-assert "getuid" in MEASURE and "ns/pid" in MEASURE  # the same measurement
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +86,9 @@ def ordinary(base: Path, site: Path) -> dict:
     return {"uid": uid, "home": home, "python": venv(base / "venv", site)}
 
 
-def _command(python: Path, args: list[str], cwd: Path, uid: int | None = None):
+def _command(
+    python: Path, args: list[str], cwd: Path, uid: int | None = None, umask: int = 0o022
+):
     environment = {
         "PATH": "/usr/bin:/bin",
         "LANG": "C.UTF-8",
@@ -97,7 +98,13 @@ def _command(python: Path, args: list[str], cwd: Path, uid: int | None = None):
     if uid is not None:
         argv = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *argv]
     return subprocess.run(
-        argv, cwd=cwd, env=environment, capture_output=True, text=True, timeout=600
+        argv,
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=lambda: os.umask(umask),
     )
 
 
@@ -286,3 +293,24 @@ def test_a_scratch_the_learners_uids_cannot_enter_is_the_judges_error(
     assert len(lines) == 1, lines
     assert "cannot be entered by uid" in lines[0]
     assert f"{private} is mode 700" in lines[0] and "--scratch" in lines[0]
+
+
+@pytest.mark.parametrize("isolation", ["user", "sandbox"])
+def test_judges_files_the_learners_uids_cannot_read_are_the_judges_error(
+    ordinary: dict, base: Path, isolation: str
+) -> None:
+    """As root under umask 027 the scratch is closed to other uids: one line
+    naming the umask, exit 2, no learner judged."""
+    if isolation == "sandbox" and detect().isolation != "sandbox":
+        pytest.skip(f"no bubblewrap sandbox here: {detect().why_not_stronger}")
+    cohort = _probe_class(base / f"umask-{isolation}")
+    done = _command(
+        ordinary["python"],
+        [str(cohort / "a-probe"), "--isolation", isolation],
+        base / f"umask-{isolation}",
+        umask=0o027,
+    )
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "umask 027" in lines[0] and "umask 022" in lines[0], lines[0]

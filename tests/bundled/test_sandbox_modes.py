@@ -208,6 +208,9 @@ def test_the_isolation_named_is_the_one_measured_from_inside() -> None:
     assert got("0 pid:[7] net:[8]", uid=0, own=own) == "process"
     for said in ("", "PermissionError", f"{other} pid:[7]", f"x{other} a b"):
         assert got(said, uid=other, own=own) == "process"
+    # Where /proc does not tell the namespaces, none counts as its own.
+    assert got(f"{other} - -", uid=other, own=own) == "user"
+    assert got(f"{other} pid:[7] net:[8]", uid=other, own=("-", "-")) == "user"
 
 
 @pytest.mark.skipif(
