@@ -1,7 +1,8 @@
 """The command line: `day7-verify PATH...` and `day7-verify merge PART.json...`.
 
 Exit status: 0 when every learner judged passes, 1 when any does not, 2 for a
-usage error (one line on standard error, naming what is wrong), 130 when
+usage error or a judge that cannot run learners' code here as asked (one line
+on standard error, naming what is wrong, before any learner), 130 when
 interrupted.
 """
 
@@ -36,6 +37,7 @@ from day7_verify._judge import (
 )
 from day7_verify._junit import junit_xml
 from day7_verify._pool import default_jobs, judge_all, parts_per_learner
+from day7_verify._preflight import JudgeCannotRun
 from day7_verify._report import (
     ClassReport,
     SchemaError,
@@ -44,7 +46,7 @@ from day7_verify._report import (
     tool_version,
 )
 from day7_verify._safe import terminal_text
-from day7_verify._sandbox import ISOLATIONS, detect
+from day7_verify._sandbox import ISOLATIONS, detect, unavailable
 from day7_verify._shard import merge, parse_shard, select
 from day7_verify._text import class_lines, learner_lines, verdict_line
 from day7_verify._uids import UidError
@@ -109,7 +111,8 @@ def _judge_parser() -> _Parser:
         " invariants, each in its own bounded child process.",
         epilog=f"Also: {PROG} merge PART.json... --json OUT [--html OUT] [--junit OUT]"
         " joins the JSON of --shard runs. Exit status: 0 every learner passes,"
-        " 1 one does not, 2 usage error. docs/checking-a-class.md has the details.",
+        " 1 one does not, 2 usage error or the judge cannot run here."
+        " docs/checking-a-class.md has the details.",
     )
     parser.add_argument(
         "paths",
@@ -129,7 +132,7 @@ def _judge_parser() -> _Parser:
         choices=ISOLATIONS,
         default=None,
         help="how each learner's child is isolated: sandbox (bubblewrap namespaces,"
-        " an unprivileged uid), user (a uid of its own, as root), process (none"
+        " an unprivileged uid), user (root only: a uid of its own), process (none"
         " beyond a child); as root, each learner judged at once gets its own uid;"
         " default: the strongest this machine allows",
     )
@@ -328,9 +331,11 @@ def _emit(lines: Sequence[str]) -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-def _progress_line(count: int, total: int, judged: Judged) -> str:
+def _progress_line(
+    count: int, total: int, judged: Judged, isolation: str | None = None
+) -> str:
     """A learner just judged, in the one line `--quiet` would print for it."""
-    return f"[{count}/{total}] {verdict_line(judged.verdict)}"
+    return f"[{count}/{total}] {verdict_line(judged.verdict, isolation)}"
 
 
 def _judge(argv: Sequence[str]) -> int:
@@ -372,12 +377,12 @@ def _judge(argv: Sequence[str]) -> int:
                     " process isolation; fix the above, or pass --isolation process"
                 )
     elif isolation != "process":
-        detected = detect()
-        if ISOLATIONS.index(detected.isolation) > ISOLATIONS.index(isolation):
-            _usage_error(
-                f"--isolation {isolation} is not available here:"
-                f" {detected.why_not_stronger}"
-            )
+        # Probed as named, and measured: a stronger mode that works says
+        # nothing of this one (`user` as an ordinary user would run as that
+        # user).
+        why = unavailable(isolation)
+        if why is not None:
+            _usage_error(f"--isolation {isolation} is not available here: {why}")
     jobs = options.jobs or default_jobs()
     try:
         settings = Settings(
@@ -404,7 +409,7 @@ def _judge(argv: Sequence[str]) -> int:
         counted += 1
         if many:
             print(
-                _progress_line(counted, len(learners), judged),
+                _progress_line(counted, len(learners), judged, settings.isolation),
                 file=sys.stderr,
                 flush=True,
             )
@@ -431,7 +436,7 @@ def _judge(argv: Sequence[str]) -> int:
         judged = judge_all(
             learners, settings, min(jobs, max(1, len(learners))), done, scratch
         )
-    except (BundleError, UidError) as error:
+    except (BundleError, UidError, JudgeCannotRun) as error:
         _usage_error(str(error))
     report = ClassReport(
         settings=settings.to_json(),
@@ -465,7 +470,9 @@ def _judge(argv: Sequence[str]) -> int:
         if options.quiet:
             # Gradescope's output above keeps the whole verdict; the terminal
             # shows the one line asked for.
-            lines = learner_lines(learner, settings.level, quiet=True)
+            lines = learner_lines(
+                learner, settings.level, quiet=True, isolation=settings.isolation
+            )
     else:
         lines = class_lines(report, jobs)
         if options.verbose:

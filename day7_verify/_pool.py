@@ -19,6 +19,8 @@ from pathlib import Path
 from day7_verify._bundle import manifest
 from day7_verify._discover import Learner
 from day7_verify._judge import Judged, Settings, judge
+from day7_verify._preflight import check_worker
+from day7_verify._sandbox import NOBODY
 from day7_verify._supervise import stop_all
 from day7_verify._uids import Uids
 from day7_verify._unicode import unicode_tables
@@ -70,7 +72,8 @@ def judge_all(
 
     Run as root under sandbox or user isolation, each running learner's worker
     gets a uid of its own (day7_verify._uids); UidError, in one line, when the
-    block cannot give `jobs` of them.
+    block cannot give `jobs` of them. JudgeCannotRun (day7_verify._preflight),
+    before any learner, when a worker cannot run here as asked.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -83,6 +86,11 @@ def judge_all(
     workroot = Path(tempfile.mkdtemp(prefix="day7-verify-", dir=base))
     results: dict[int, Judged] = {}
     try:
+        if uids is None:
+            check_worker(settings.isolation, workroot, NOBODY, settings.memory)
+        else:
+            with uids.lease() as uid:
+                check_worker(settings.isolation, workroot, uid, settings.memory)
         tables = unicode_tables(workroot)
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="judge") as pool:
             pending: dict[Future[Judged], int] = {

@@ -17,7 +17,8 @@ Three modes, strongest first:
 - ``user``: no namespaces, but the command is root: the command runs as the
   caller's `uid` (and the gid of that number) with no supplementary groups;
   the writable paths are given to it, everything else of root's it cannot
-  write.
+  write. Root only: for any other user the command would run as that user,
+  which is ``process``, so it is refused rather than named ``user``.
 
 The `uid` is 65534 (``nobody``) unless the caller leases one per learner
 (day7_verify._uids), as the command does for learners judged at once.
@@ -26,7 +27,10 @@ The `uid` is 65534 (``nobody``) unless the caller leases one per learner
 In every mode: ``RLIMIT_NPROC``, ``RLIMIT_FSIZE``, ``RLIMIT_CPU`` and no core
 files (the child sets ``RLIMIT_AS`` itself). `detect()` probes once which mode
 works (running the interpreter in it) and says in one line why a stronger one
-does not.
+does not; `unavailable()` says why one named mode does not. A probe counts
+only when it got what its mode promises, measured from inside (`got()`: its
+uid, and its own pid and network namespaces or the command's): a mode is
+named in a report only after a command run in it was seen to be in it.
 """
 
 from __future__ import annotations
@@ -45,11 +49,17 @@ from pathlib import Path
 
 __all__ = [
     "ISOLATIONS",
+    "MEASURE",
     "NOBODY",
     "Detected",
     "Wrapped",
+    "blocked",
+    "cannot_run",
     "detect",
+    "expected_uid",
     "give_to",
+    "got",
+    "unavailable",
     "worker_settings",
     "wrap",
 ]
@@ -301,21 +311,80 @@ def _parents(path: Path, made: set[str]) -> list[str]:
     return out
 
 
+#: Python code that prints what isolation it got: its uid, and its pid and
+#: network namespaces (run with -S -I: the standard library only).
+MEASURE = """\
+import os
+def namespace(kind):
+    try:
+        return os.readlink('/proc/self/ns/' + kind)
+    except OSError:
+        return '-'
+print(os.getuid(), namespace('pid'), namespace('net'))
+"""
+
+
+def _namespace(kind: str) -> str:
+    # '-' where /proc does not tell: then no namespace counts as its own.
+    try:
+        return os.readlink(f"/proc/self/ns/{kind}")
+    except OSError:
+        return "-"
+
+
+def _own_namespaces() -> tuple[str, str]:
+    return _namespace("pid"), _namespace("net")
+
+
+def expected_uid(isolation: str, uid: int) -> int:
+    """The uid a command run under `isolation`, handed `uid`, sees itself as."""
+    if os.geteuid() == 0 and isolation != "process":
+        return uid
+    return NOBODY if isolation == "sandbox" else os.geteuid()
+
+
+def got(said: str, *, uid: int, own: tuple[str, str] | None = None) -> str:
+    """The isolation a command had, from what `MEASURE` printed in it.
+
+    `sandbox`: pid and network namespaces of its own, as the unprivileged
+    `uid` it was to run as; `user`: the command's namespaces, as `uid`, which
+    is not the command's own; else `process` (the command's user, or output
+    that is not the measurement).
+    """
+    own = own if own is not None else _own_namespaces()
+    parts = said.split()
+    if len(parts) != 3 or not parts[0].isdigit():
+        return "process"
+    seen_uid, pid_ns, net_ns = int(parts[0]), parts[1], parts[2]
+    if seen_uid != uid or seen_uid == 0:
+        return "process"
+    if "-" not in (pid_ns, net_ns, *own) and pid_ns != own[0] and net_ns != own[1]:
+        return "sandbox"
+    return "user" if seen_uid != os.geteuid() else "process"
+
+
 @functools.cache
 def detect() -> Detected:
     """The strongest isolation this machine allows, probed once per command."""
-    probe = [sys.executable, "-S", "-s", "-B", "-c", "pass"]
-    why = _probe("sandbox", probe)
+    why = unavailable("sandbox")
     if why is None:
         return Detected("sandbox", "")
-    user_why = _probe("user", probe)
+    user_why = unavailable("user")
     if user_why is None:
         return Detected("user", f"no sandbox: {why}")
     return Detected("process", f"no sandbox: {why}; no separate user: {user_why}")
 
 
+@functools.cache
+def unavailable(isolation: str) -> str | None:
+    """None if a command run under `isolation` gets it here, else one line why not."""
+    if isolation == "process":
+        return None
+    return _probe(isolation, [sys.executable, "-S", "-s", "-B", "-c", MEASURE])
+
+
 def _probe(isolation: str, probe: list[str]) -> str | None:
-    """None if `probe` runs under `isolation`, else one line saying why not."""
+    """None if `probe` runs under `isolation` and gets it, else one line why not."""
     if not sys.platform.startswith("linux"):
         return f"{sys.platform} has neither namespaces nor this command's uid switch"
     if isolation == "sandbox":
@@ -324,7 +393,11 @@ def _probe(isolation: str, probe: list[str]) -> str | None:
         if os.geteuid() == 0 and shutil.which("setpriv") is None:
             return "setpriv is not installed (util-linux)"
     elif os.geteuid() != 0:
-        return "the command is not root, so it cannot switch to uid 65534"
+        return (
+            f"it needs root (run as uid {os.geteuid()}, the command cannot give"
+            " learners uids of their own: they would run as you); use --isolation"
+            " sandbox (bubblewrap), or run the command as root"
+        )
     scratch = Path(tempfile.mkdtemp(prefix="day7-probe-"))
     give_to(NOBODY, scratch)
     wrapped = wrap(isolation, probe, scratch=scratch, cpu_seconds=30)
@@ -338,20 +411,64 @@ def _probe(isolation: str, probe: list[str]) -> str | None:
             cwd=scratch,
         )
     except (OSError, subprocess.SubprocessError) as error:
+        if isolation == "user" and isinstance(error, PermissionError):
+            # Raised by the exec after the switch to the unprivileged uid.
+            return cannot_run(NOBODY, str(error))
         return f"{wrapped.argv[0]} cannot run: {error}"
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    if done.returncode == 0:
-        return None
     said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
     said = said.splitlines()[-1] if said else f"exit status {done.returncode}"
-    if isolation == "sandbox":
+    if done.returncode != 0 and isolation == "sandbox":
         return (
             f"bwrap refused ({said}); allow unprivileged user namespaces"
             " (Ubuntu 24.04: sysctl kernel.apparmor_restrict_unprivileged_userns=0)"
             " or run in a container started with them"
         )
+    if done.returncode != 0:
+        return cannot_run(NOBODY, said)
+    measured = got(
+        done.stdout.decode("utf-8", "replace"), uid=expected_uid(isolation, NOBODY)
+    )
+    if measured != isolation:
+        return (
+            f"a command run under it got {measured} isolation"
+            f" (it said: {done.stdout.decode('utf-8', 'replace').strip()[:200]!r})"
+        )
+    return None
+
+
+def blocked(path: Path, uid: int) -> tuple[Path, int] | None:
+    """The first folder above `path` that `uid` (and the gid of that number,
+    no other group) cannot enter, and its mode; None if it can enter them all."""
+    for folder in reversed(Path(os.path.abspath(path)).parents):
+        try:
+            info = os.stat(folder)
+        except OSError:
+            return None
+        if info.st_uid == uid:
+            bits = info.st_mode >> 6
+        elif info.st_gid == uid:
+            bits = info.st_mode >> 3
+        else:
+            bits = info.st_mode
+        if not bits & 0o1:
+            return folder, info.st_mode & 0o7777
+    return None
+
+
+def cannot_run(uid: int, said: str) -> str:
+    """Why `uid` cannot run this Python, in one line, with what to do."""
+    executable = Path(sys.executable)
+    where = ""
+    for path in (executable, executable.resolve(), Path(sysconfig.get_path("stdlib"))):
+        found = blocked(path, uid)
+        if found is not None:
+            where = f"{found[0]} is mode {found[1]:o}"
+            break
     return (
-        f"uid 65534 cannot run {sys.executable} ({said}); install Python where"
-        " every user can read it"
+        f"the Python at {sys.executable} cannot be run by uid {uid}, an unprivileged"
+        f" uid such as learner code runs as ({where or said}); install day7-verify"
+        " into a venv of a Python every user can read (e.g. /usr/bin/python3 -m"
+        " venv /opt/day7), or judge one trusted folder with --isolation process"
     )

@@ -26,6 +26,8 @@ from typing import Any
 
 from day7_verify._report import ClassReport, LearnerVerdict, short_names
 from day7_verify._safe import terminal_text
+from day7_verify._width import clip_left, pad
+from day7_verify._width import width as columns
 
 __all__ = [
     "MARKS",
@@ -215,9 +217,10 @@ def learner_lines(
     The verdict line, then the lessons, then the per-invariant rows: a learner
     reads from the top, so what to fix comes before the table of what holds.
     """
-    lines = [verdict_line(verdict)]
     if quiet:
-        return lines
+        # The one line left says the isolation too.
+        return [verdict_line(verdict, isolation)]
+    lines = [verdict_line(verdict)]
     if isolation is not None:
         lines.append(f"  judged under {isolation} isolation")
     lines += _lessons_section(verdict, verbose)
@@ -229,11 +232,13 @@ def learner_lines(
     return [terminal_text(line) for line in lines]
 
 
-def verdict_line(verdict: LearnerVerdict) -> str:
-    """The one line that says a learner's status, where, why, its score and how long."""
+def verdict_line(verdict: LearnerVerdict, isolation: str | None = None) -> str:
+    """The one line that says a learner's status, where, why, its score and how
+    long (and, given, the isolation it was judged under)."""
+    under = f", {isolation} isolation" if isolation is not None else ""
     return terminal_text(
         f"day7-verify: {_status_word(verdict.status)}  {verdict.path}:"
-        f" {verdict.detail}{score_words(verdict)} ({verdict.seconds:.1f} s)"
+        f" {verdict.detail}{score_words(verdict)} ({verdict.seconds:.1f} s{under})"
     )
 
 
@@ -322,10 +327,6 @@ def _lessons_section(verdict: LearnerVerdict, verbose: bool) -> list[str]:
     return lines
 
 
-def _ellipsised(text: str, width: int) -> str:
-    return text if len(text) <= width else "…" + text[-(width - 1) :]
-
-
 def _cell(learner: LearnerVerdict, name: str) -> str:
     status = learner.invariant_status(name)
     if status is None:
@@ -363,7 +364,8 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
     short = {path: terminal_text(name) for path, name in short.items()}
     if prefix:
         lines.insert(1, terminal_text(f"learners under {prefix}/"))
-    width = min(40, max([len("learner"), *(len(name) for name in short.values())]))
+    # Terminal columns, not code points: accented, CJK and emoji names too.
+    width = min(40, max([len("learner"), *(columns(name) for name in short.values())]))
     change_width = 14 if with_baseline else 0
     numbers = [str(index + 1) for index in range(len(names))]
     header = f"{'learner':<{width}}  {'status':<13} {'seconds':>7}  "
@@ -377,7 +379,7 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
     lines.append((header + _grouped([number[-1] for number in numbers])).rstrip())
     for learner in learners:
         row = (
-            f"{_ellipsised(short[learner.path], width):<{width}}  {learner.status:<13}"
+            f"{pad(clip_left(short[learner.path], width), width)}  {learner.status:<13}"
             f" {learner.seconds:>7.1f}  "
         )
         if with_score:

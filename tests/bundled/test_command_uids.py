@@ -11,29 +11,31 @@ A class of three, two at a time: ``a-victim`` and ``b-attacker`` run
 together; the attacker, at import, attacks for as long as it may load (and
 stops early once the victim is gone), then fails to load; ``c-control``, the
 victim's twin, starts after the attacker has stopped.
+
+The workers' uids must run the command's Python: where this one is under
+``/root`` (pyenv), the class is judged with a venv of ``/usr/bin/python3``
+(tests/bundled/_readable_python.py).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _command_learners import learner_folder
+from _readable_python import everyone_can_run, site, venv, why_no_system_python
 
 from day7_verify._uids import COUNT, FIRST
 
-
-def _everyone_can_run(executable: str) -> bool:
-    """Whether a uid of no group reaches `executable` (pyenv under /root: no)."""
-    path = Path(executable).resolve()
-    if not path.stat().st_mode & 0o001:
-        return False
-    return all(parent.stat().st_mode & 0o001 for parent in path.parents)
-
+_RUNNABLE = everyone_can_run(sys.executable)
+_WHY_NOT = None if _RUNNABLE else why_no_system_python()
 
 pytestmark = [
     pytest.mark.children,
@@ -42,11 +44,26 @@ pytestmark = [
         not sys.platform.startswith("linux"), reason="/proc and uid switches: Linux"
     ),
     pytest.mark.skipif(
-        not _everyone_can_run(sys.executable),
+        _WHY_NOT is not None,
         reason=f"{sys.executable} is not readable by every user, as --isolation"
-        " user needs (run from a venv of /usr/bin/python3)",
+        f" user needs, and {_WHY_NOT}",
     ),
 ]
+
+
+@pytest.fixture(scope="module")
+def python() -> Iterator[str]:
+    """This interpreter if every uid can run it, else a venv of /usr/bin/python3."""
+    if _RUNNABLE:
+        yield sys.executable
+        return
+    base = Path(tempfile.mkdtemp(prefix="day7-uids-"))
+    os.chmod(base, 0o755)
+    try:
+        yield str(venv(base / "venv", site(base)))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
 
 # At the top of the attacker's evaluation.py: runs in its worker, as the
 # worker's uid. Its own scratch directory is the parent of its working
@@ -91,7 +108,10 @@ def _attack():
                 if at < 0 or not arg.endswith("strategies/worker.py"):
                     continue
                 scratch = arg[: arg.index("/", at + 1)]
-                if scratch != mine:
+                # A classmate: judged by this command (its work directory),
+                # not by another command running on the machine.
+                ours = _os.path.dirname(scratch) == _os.path.dirname(mine)
+                if scratch != mine and ours:
                     found[int(pid)] = scratch
         return found
 
@@ -163,7 +183,7 @@ def _compared(learner: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def judged(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def judged(tmp_path_factory: pytest.TempPathFactory, python: str) -> dict:
     base = tmp_path_factory.mktemp("uids")
     cohort = base / "class"
     cohort.mkdir()
@@ -176,7 +196,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> dict:
     environment.pop("PYTHONPATH", None)
     report_path = base / "class.json"
     finished = subprocess.run(
-        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
+        [python, "-m", "day7_verify", "--cohort", str(cohort)]
         + ["--isolation", "user", "--jobs", "2", "--timeout", "150"]
         + ["--json", str(report_path)],
         env=environment,

@@ -5,7 +5,9 @@
 - every mode sets the process, file-size and CPU limits;
 - `sandbox` shows no `/`, no network and no other process;
 - `--cohort` refuses, in one line, to run with less than `user` unless
-  `--isolation process` is named.
+  `--isolation process` is named;
+- a mode is named only when measured from inside (`got`), and `blocked`
+  names the folder that keeps an unprivileged uid from the interpreter.
 """
 
 from __future__ import annotations
@@ -21,7 +23,15 @@ import pytest
 from _command_learners import ROOT, learner_folder
 
 from day7_verify import _cli, _sandbox
-from day7_verify._sandbox import FSIZE, NOBODY, NPROC, Detected, wrap
+from day7_verify._sandbox import (
+    FSIZE,
+    NOBODY,
+    NPROC,
+    Detected,
+    blocked,
+    got,
+    wrap,
+)
 from day7_verify._uids import FIRST
 
 _SHOW = (
@@ -151,7 +161,7 @@ def test_a_named_isolation_the_machine_lacks_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = learner_folder(tmp_path, "agent")
-    monkeypatch.setattr(_cli, "detect", lambda: Detected("user", "no sandbox: why"))
+    monkeypatch.setattr(_cli, "unavailable", lambda isolation: f"no {isolation}: why")
     assert _cli.main(["--isolation", "sandbox", str(folder)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
@@ -180,3 +190,47 @@ def test_a_signal_inside_the_sandbox_reads_as_that_signal(tmp_path: Path) -> Non
     done = subprocess.run(wrapped.argv, preexec_fn=wrapped.preexec, check=False)
     assert wrapped.returncode(done.returncode) == -11
     assert wrapped.returncode(3) == 3
+
+
+def test_the_isolation_named_is_the_one_measured_from_inside() -> None:
+    """`got` names sandbox only for the asked uid in namespaces of its own,
+    user only for that uid (not the command's) in the command's, else process."""
+    own = ("pid:[1]", "net:[2]")
+    me = os.geteuid()
+    other = FIRST if me != FIRST else FIRST + 1
+    assert got(f"{other} pid:[7] net:[8]", uid=other, own=own) == "sandbox"
+    assert got(f"{other} pid:[1] net:[2]", uid=other, own=own) == "user"
+    assert got(f"{other} pid:[7] net:[2]", uid=other, own=own) == "user"
+    # The command's own user, with namespaces or without, is no separate user.
+    assert got(f"{me} pid:[1] net:[2]", uid=me, own=own) == "process"
+    # Not the uid it was to run as, root, or not a measurement at all.
+    assert got(f"{other + 1} pid:[7] net:[8]", uid=other, own=own) == "process"
+    assert got("0 pid:[7] net:[8]", uid=0, own=own) == "process"
+    for said in ("", "PermissionError", f"{other} pid:[7]", f"x{other} a b"):
+        assert got(said, uid=other, own=own) == "process"
+    # Where /proc does not tell the namespaces, none counts as its own.
+    assert got(f"{other} - -", uid=other, own=own) == "user"
+    assert got(f"{other} pid:[7] net:[8]", uid=other, own=("-", "-")) == "user"
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason="folders of root's other uids cannot enter"
+)
+def test_blocked_names_the_first_folder_a_uid_cannot_enter(tmp_path: Path) -> None:
+    """The folder of mode 0700 above a path is named, with its mode."""
+    base = Path(tempfile.mkdtemp())
+    try:
+        os.chmod(base, 0o755)
+        private = base / "private"
+        (private / "venv" / "bin").mkdir(parents=True)
+        os.chmod(private, 0o700)
+        assert blocked(private / "venv" / "bin" / "python", FIRST) == (private, 0o700)
+        # Its owner, or a member of its group by gid, may enter it.
+        os.chown(private, FIRST, 0)
+        assert blocked(private / "venv" / "bin" / "python", FIRST) is None
+        os.chown(private, 0, FIRST)
+        os.chmod(private, 0o710)
+        assert blocked(private / "venv" / "bin" / "python", FIRST) is None
+        assert blocked(base / "x", FIRST) is None
+    finally:
+        shutil.rmtree(base)
