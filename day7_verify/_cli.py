@@ -21,7 +21,14 @@ from typing import NoReturn
 
 from day7_verify._baseline import compare
 from day7_verify._bundle import BundleError
-from day7_verify._discover import Learner, UsageError, cohort, learner_at, unique
+from day7_verify._discover import (
+    Learner,
+    UsageError,
+    cohort,
+    learner_at,
+    named_again,
+    unique,
+)
 from day7_verify._gradescope import gradescope_results
 from day7_verify._html import html_page
 from day7_verify._judge import (
@@ -233,31 +240,79 @@ def _merge_parser() -> _Parser:
 
 
 def _check_writable(options: argparse.Namespace, names: Sequence[str]) -> None:
+    """Each report file can be written, found before anything is judged: a
+    class's run is never lost to a report path typed wrong."""
+    named: dict[str, str] = {}
     for name in names:
         target = getattr(options, name, None)
         if target is None:
             continue
-        parent = Path(target).parent
-        if not parent.is_dir():
-            _usage_error(f"--{name} {target}: no directory {parent} to write it in")
-        if Path(target).is_dir():
-            _usage_error(f"--{name} {target}: is a directory")
+        problem = _unwritable(target)
+        if problem is not None:
+            _usage_error(f"--{name} {target}: {problem}")
+        same = named.setdefault(os.path.realpath(target), name)
+        if same != name:
+            _usage_error(f"--{same} and --{name} both name {target}; give each its own")
 
 
-def _write(target: str, text: str, flag: str) -> None:
+def _unwritable(target: str) -> str | None:
+    """Why `target` cannot be written, trying for real; None if it can.
+
+    A file there is opened to append (nothing in it is changed); otherwise
+    one is made, not through a link, and removed again.
+    """
+    parent = Path(target).parent
+    if not parent.is_dir():
+        return f"no directory {parent} to write it in"
+    if Path(target).is_dir():
+        return "is a directory"
+    made = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        try:
+            os.close(os.open(target, made, 0o644))
+        except FileExistsError:
+            # Non-blocking: a FIFO nobody reads is refused, not waited on.
+            os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+            return None
+    except OSError as error:
+        return f"cannot write it ({error.strerror or error})"
+    os.unlink(target)
+    return None
+
+
+# Writing the reports at the end: one that fails does not stop the others,
+# nor the table; the run then exits 2 with a line for each.
+
+
+def _write(target: str, text: str, flag: str) -> str | None:
+    """Write one report; None, or the line saying why it could not be."""
     try:
         Path(target).write_text(text, encoding="utf-8")
-    except OSError as error:
-        _usage_error(f"{flag} {target}: cannot write it ({error.strerror or error})")
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or error
+        return f"{flag} {target}: cannot write it ({reason})"
+    return None
 
 
-def _write_reports(options: argparse.Namespace, report: ClassReport) -> None:
+def _write_reports(options: argparse.Namespace, report: ClassReport) -> list[str]:
+    """Every report asked for; the lines for those that could not be written."""
+    written = []
     if options.json:
-        _write(options.json, report.dumps(), "--json")
+        written.append(_write(options.json, report.dumps(), "--json"))
     if getattr(options, "html", None):
-        _write(options.html, html_page(report), "--html")
+        written.append(_write(options.html, html_page(report), "--html"))
     if getattr(options, "junit", None):
-        _write(options.junit, junit_xml(report), "--junit")
+        written.append(_write(options.junit, junit_xml(report), "--junit"))
+    return [problem for problem in written if problem is not None]
+
+
+def _ended(unwritten: Sequence[str], passed: bool) -> int:
+    """The exit status, after saying which reports could not be written."""
+    for problem in unwritten:
+        print(f"{PROG}: {problem}", file=sys.stderr, flush=True)
+    if unwritten:
+        return 2
+    return 0 if passed else 1
 
 
 def _learners(options: argparse.Namespace) -> list[Learner]:
@@ -267,9 +322,16 @@ def _learners(options: argparse.Namespace) -> list[Learner]:
         found = [learner_at(path) for path in options.paths]
         for root in options.cohort:
             found += cohort(root)
-        return unique(found)
+        learners = unique(found)
     except UsageError as error:
         _usage_error(str(error))
+    for again, kept in named_again(found):
+        print(
+            f"{PROG}: {again} is the folder {kept} again; judged once, as {kept}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return learners
 
 
 def _emit(lines: Sequence[str]) -> None:
@@ -391,7 +453,7 @@ def _judge(argv: Sequence[str]) -> int:
             report = compare(report, baseline)
         except SchemaError as error:
             _usage_error(str(error))
-    _write_reports(options, report)
+    unwritten = _write_reports(options, report)
     if len(report.learners) == 1 and not many:
         learner = report.learners[0]
         lines = learner_lines(
@@ -399,9 +461,10 @@ def _judge(argv: Sequence[str]) -> int:
         )
         if options.gradescope:
             results = gradescope_results(learner, "\n".join(lines), settings.isolation)
-            _write(
+            problem = _write(
                 options.gradescope, json.dumps(results, indent=2) + "\n", "--gradescope"
             )
+            unwritten += [problem] if problem is not None else []
         if options.quiet:
             # Gradescope's output above keeps the whole verdict; the terminal
             # shows the one line asked for.
@@ -413,18 +476,25 @@ def _judge(argv: Sequence[str]) -> int:
                 if not learner.passed:
                     lines += ["", *learner_lines(learner, settings.level, verbose=True)]
     _emit(lines)
-    return 0 if report.passed else 1
+    return _ended(unwritten, report.passed)
 
 
 def _merge(argv: Sequence[str]) -> int:
     options = _merge_parser().parse_args(argv)
     _check_writable(options, ("json", "html", "junit"))
+    given: dict[str, str] = {}
+    for part in options.parts:
+        real = os.path.realpath(part)
+        if real in given:
+            also = "" if given[real] == part else f" (also as {given[real]})"
+            _usage_error(f"{part} is given twice{also}; give each part once")
+        given[real] = part
     try:
         parts = [(part, read_report(part, "part")) for part in options.parts]
         report = merge(parts)
     except SchemaError as error:
         _usage_error(str(error))
-    _write_reports(options, report)
+    unwritten = _write_reports(options, report)
     lines = class_lines(report)
     if options.verbose:
         for learner in report.learners:
@@ -434,7 +504,7 @@ def _merge(argv: Sequence[str]) -> int:
                     *learner_lines(learner, str(report.settings.get("level")), True),
                 ]
     _emit(lines)
-    return 0 if report.passed else 1
+    return _ended(unwritten, report.passed)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,12 +9,16 @@ early answer for folders that cannot be loaded.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import threading
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 import pytest
 
+from day7_verify import _cli
 from day7_verify._discover import (
     Learner,
     UsageError,
@@ -24,10 +28,12 @@ from day7_verify._discover import (
     unique,
 )
 from day7_verify._judge import (
+    Judged,
     Settings,
     _Budget,
     _copy_file,
     _copy_folder,
+    _unloadable,
     judge,
 )
 
@@ -250,3 +256,188 @@ def test_a_folder_or_file_that_became_a_link_is_not_followed(tmp_path: Path):
         "the folder cannot be loaded: loop.py:"
     )
     assert not destination.exists()
+
+
+# --- report paths, checked before judging -----------------------------------
+
+
+def _answer(learner: Learner, settings: Settings) -> Judged:
+    """The judge's early answer: a loadable folder is said to be one, in
+    place of a child judging it."""
+    if learner.problem is None and _unloadable(learner.folder) is None:
+        learner = replace(learner, problem="judged here without a child")
+    return judge(learner, settings, None, Path("/nonexistent"))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def judged(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The command's judging, replaced by `_answer`; the paths judged listed."""
+    calls: list[str] = []
+
+    def judge_all(learners, settings, jobs, done=None, scratch=None):
+        answers = []
+        for learner in learners:
+            calls.append(learner.path)
+            answers.append(_answer(learner, settings))
+            if done is not None:
+                done(answers[-1])
+        return answers
+
+    monkeypatch.setattr(_cli, "judge_all", judge_all)
+    return calls
+
+
+def _class(tmp_path: Path) -> Path:
+    root = tmp_path / "class"
+    _agent(root / "ada")
+    for name in ("bob", "cy"):
+        (root / name).mkdir()
+    return root
+
+
+def _main(*args: str) -> int:
+    return _cli.main(["--isolation", "process", *args])
+
+
+@pytest.mark.parametrize(
+    ("flag", "target", "said"),
+    [
+        ("--json", "/proc/x.json", "cannot write it"),
+        ("--html", "/proc/x.html", "cannot write it"),
+        ("--junit", "{tmp}/class/ada/evaluation.py/x.xml", "no directory"),
+        ("--json", "{tmp}/class", "is a directory"),
+    ],
+)
+def test_a_report_path_that_cannot_be_written_stops_the_run_before_judging(
+    tmp_path: Path, judged: list[str], capsys, flag: str, target: str, said: str
+):
+    """Each report path is tried for real before anything is judged: one
+    that cannot be written is one line and exit status 2, no learner judged."""
+    _class(tmp_path)
+    target = target.format(tmp=tmp_path)
+    status = _main("--cohort", str(tmp_path / "class"), flag, target)
+    err = capsys.readouterr().err
+    assert status == 2 and judged == []
+    assert err.count("\n") == 1 and f"{flag} {target}: {said}" in err, err
+    assert not Path("/proc/x.json").exists()
+
+
+def test_a_fifo_nobody_reads_is_refused_before_judging_not_waited_on(
+    tmp_path: Path, judged: list[str], capsys
+):
+    """A report path that is a FIFO with no reader would block the command
+    after judging the class: it is refused first, in one line, exit 2."""
+    _class(tmp_path)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    ended: list[int] = []
+    run = threading.Thread(
+        target=lambda: ended.append(
+            _main("--cohort", str(tmp_path / "class"), "--junit", str(fifo))
+        ),
+        daemon=True,  # left blocked on the FIFO when the command waits on it
+    )
+    run.start()
+    run.join(30)
+    assert ended == [2], "the command waited on a FIFO nobody reads"
+    assert judged == []
+    assert f"--junit {fifo}: cannot write it" in capsys.readouterr().err
+
+
+def test_checking_a_report_path_leaves_what_is_there_and_makes_nothing(
+    tmp_path: Path, judged: list[str], capsys
+):
+    """Checking the report paths changes no existing file and leaves no new
+    one behind when the run then stops on another usage error."""
+    _class(tmp_path)
+    old = tmp_path / "class.json"
+    old.write_text("last week's class\n")
+    new = tmp_path / "class.html"
+    status = _main(
+        "--cohort", str(tmp_path / "class"), "--json", str(old), "--html", str(new),
+        "--shard", "3/2",
+    )  # fmt: skip
+    assert status == 2 and judged == []
+    assert old.read_text() == "last week's class\n"
+    assert not new.exists()
+
+
+def test_two_reports_naming_one_file_is_a_usage_error(tmp_path: Path, judged, capsys):
+    """--json and --html naming the same file would leave one of them lost."""
+    _class(tmp_path)
+    status = _main(
+        "--cohort", str(tmp_path / "class"),
+        "--json", str(tmp_path / "out"), "--html", f"{tmp_path}/./out",
+    )  # fmt: skip
+    assert status == 2 and judged == []
+    assert "--json and --html both name" in capsys.readouterr().err
+
+
+def test_a_report_that_fails_at_the_end_loses_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+):
+    """A report that still cannot be written after judging does not stop
+    the other reports or the table: they are written, one line says which
+    one failed, and the exit status is 2."""
+    root = _class(tmp_path)
+    page = tmp_path / "class.html"
+
+    def judge_all(learners, settings, jobs, done=None, scratch=None):
+        page.mkdir()  # the page's path taken while the class was judged
+        return [_answer(learner, settings) for learner in learners]
+
+    monkeypatch.setattr(_cli, "judge_all", judge_all)
+    json_path, junit = tmp_path / "class.json", tmp_path / "class.xml"
+    status = _main(
+        "--cohort", str(root), "--json", str(json_path), "--html", str(page),
+        "--junit", str(junit),
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert len(json.loads(json_path.read_text())["learners"]) == 3
+    assert junit.read_text().startswith("<?xml")
+    assert "learner(s) pass" in out and "bob" in out
+    assert f"--html {page}: cannot write it" in err.splitlines()[-1]
+
+
+def test_a_file_given_as_a_path_judges_nothing(tmp_path: Path, judged, capsys):
+    """A file named as PATH is a usage error: exit 2, one line, nothing judged."""
+    (tmp_path / "evaluation.py").write_text("")
+    status = _main(str(tmp_path / "evaluation.py"))
+    out, err = capsys.readouterr()
+    assert status == 2 and judged == [] and out == ""
+    assert err.count("\n") == 1 and "not a folder" in err
+
+
+def test_a_linked_learner_and_an_empty_folder_are_rows_of_the_class(
+    tmp_path: Path, judged, capsys
+):
+    """Judged as a class, a link to a classmate and an empty folder are rows
+    with status `error` and their reason, beside the classmate's own row."""
+    root = _class(tmp_path)
+    (root / "eve").symlink_to("ada")
+    report = tmp_path / "class.json"
+    assert _main("--cohort", str(root), "--json", str(report)) == 1
+    rows = {
+        Path(learner["path"]).name: (learner["status"], learner["detail"])
+        for learner in json.loads(report.read_text())["learners"]
+    }
+    assert sorted(rows) == ["ada", "bob", "cy", "eve"]
+    assert rows["eve"] == ("error", rows["eve"][1])
+    assert "symbolic link to ada" in rows["eve"][1]
+    assert rows["bob"][0] == "error" and "no learner folder" in rows["bob"][1]
+
+
+def test_merge_refuses_one_part_given_twice(tmp_path: Path, judged, capsys):
+    """`merge a.json a.json` (or the same file by two names) says the part
+    is given twice, in one line, exit status 2."""
+    _class(tmp_path)
+    part = tmp_path / "a.json"
+    _main("--cohort", str(tmp_path / "class"), "--json", str(part))
+    capsys.readouterr()
+    for second in (str(part), f"{tmp_path}/./a.json"):
+        status = _cli.main(["merge", str(part), second, "--json", str(tmp_path / "m")])
+        err = capsys.readouterr().err
+        assert status == 2 and err.count("\n") == 1
+        assert f"{second} is given twice" in err, err
+    assert not (tmp_path / "m").exists()
