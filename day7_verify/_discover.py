@@ -213,15 +213,15 @@ def cohort(raw_root: str) -> list[Learner]:
                 continue
             holds = False
             problem = (
-                f"the folder cannot be loaded: no learner folder in it (a course"
-                f" checkout, or a folder holding any of {_MODULE_FILES})"
+                "the folder cannot be loaded: no learner folder in it, four levels"
+                f" down (a course checkout, or a folder holding any of {_MODULE_FILES})"
             )
             if depth < _COHORT_DEPTH:
                 try:
                     holds = search(child, child_written, depth + 1)
                 except OSError as error:
                     problem = (
-                        f"the folder cannot be loaded: it cannot be read"
+                        "the folder cannot be loaded: it cannot be read"
                         f" ({error.strerror})"
                     )
             any_learner = any_learner or holds
