@@ -1,8 +1,9 @@
 """The command line: `day7-verify PATH...` and `day7-verify merge PART.json...`.
 
 Exit status: 0 when every learner judged passes, 1 when any does not, 2 for a
-usage error (one line on standard error, naming what is wrong), 130 when
-interrupted.
+usage error (one line on standard error, naming what is wrong; every report
+path is tried before judging) or a report that could not be written after
+judging (the others and the table are still written), 130 when interrupted.
 """
 
 from __future__ import annotations
