@@ -2,8 +2,9 @@
 
 Exit status: 0 when every learner judged passes, 1 when any does not, 2 for a
 usage error or a judge that cannot run learners' code here as asked (one line
-on standard error, naming what is wrong, before any learner), 130 when
-interrupted.
+on standard error, naming what is wrong, before any learner; every report
+path is tried before judging) or a report that could not be written after
+judging (the others and the table are still written), 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from typing import NoReturn
 
 from day7_verify._baseline import compare
 from day7_verify._bundle import BundleError
-from day7_verify._discover import Learner, UsageError, cohort, learner_at, unique
+from day7_verify._discover import (
+    Learner,
+    UsageError,
+    cohort,
+    learner_at,
+    named_again,
+    unique,
+)
 from day7_verify._gradescope import gradescope_results
 from day7_verify._html import html_page
 from day7_verify._judge import (
@@ -240,15 +248,44 @@ def _merge_parser() -> _Parser:
 
 
 def _check_writable(options: argparse.Namespace, names: Sequence[str]) -> None:
+    """Each report file can be written, found before anything is judged: a
+    class's run is never lost to a report path typed wrong."""
+    named: dict[str, str] = {}
     for name in names:
         target = getattr(options, name, None)
         if target is None:
             continue
-        parent = Path(target).parent
-        if not parent.is_dir():
-            _usage_error(f"--{name} {target}: no directory {parent} to write it in")
-        if Path(target).is_dir():
-            _usage_error(f"--{name} {target}: is a directory")
+        problem = _unwritable(target)
+        if problem is not None:
+            _usage_error(f"--{name} {target}: {problem}")
+        same = named.setdefault(os.path.realpath(target), name)
+        if same != name:
+            _usage_error(f"--{same} and --{name} both name {target}; give each its own")
+
+
+def _unwritable(target: str) -> str | None:
+    """Why `target` cannot be written, trying for real; None if it can.
+
+    A file there is opened to append (nothing in it is changed); otherwise
+    one is made, not through a link, and removed again.
+    """
+    parent = Path(target).parent
+    if not parent.is_dir():
+        return f"no directory {parent} to write it in"
+    if Path(target).is_dir():
+        return "is a directory"
+    made = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        try:
+            os.close(os.open(target, made, 0o644))
+        except FileExistsError:
+            # Non-blocking: a FIFO nobody reads is refused, not waited on.
+            os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+            return None
+    except OSError as error:
+        return f"cannot write it ({error.strerror or error})"
+    os.unlink(target)
+    return None
 
 
 def _write(target: str, text: str) -> None:
@@ -317,9 +354,16 @@ def _learners(options: argparse.Namespace) -> list[Learner]:
         found = [learner_at(path) for path in options.paths]
         for root in options.cohort:
             found += cohort(root)
-        return unique(found)
+        learners = unique(found)
     except UsageError as error:
         _usage_error(str(error))
+    for again, kept in named_again(found):
+        print(
+            f"{PROG}: {again} is the folder {kept} again; judged once, as {kept}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return learners
 
 
 def _emit(lines: Sequence[str]) -> None:
@@ -487,6 +531,13 @@ def _judge(argv: Sequence[str]) -> int:
 def _merge(argv: Sequence[str]) -> int:
     options = _merge_parser().parse_args(argv)
     _check_writable(options, ("json", "html", "junit"))
+    given: dict[str, str] = {}
+    for part in options.parts:
+        real = os.path.realpath(part)
+        if real in given:
+            also = "" if given[real] == part else f" (also as {given[real]})"
+            _usage_error(f"{part} is given twice{also}; give each part once")
+        given[real] = part
     try:
         parts = [(part, read_report(part, "part")) for part in options.parts]
         report = merge(parts)

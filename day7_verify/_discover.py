@@ -1,30 +1,55 @@
 """Which learner folders the command judges, from the paths it is given.
 
 A PATH is a course checkout (its `src/tiny_llm/agent` is judged), or an agent
-folder itself (one holding any of the Day 7 modules). `--cohort ROOT` finds
-every learner under ROOT: each folder below it that is a checkout or an agent
-folder is one learner, and the search does not go inside a learner or
-deeper than four levels. A learner is named by the path as the user wrote it
-(so reports made on different machines with the same layout agree), and
-judged once however many times it is named.
+folder itself (one holding any of the Day 7 modules); a file is a usage
+error. `--cohort ROOT` finds every learner under ROOT: each folder below it
+that is a checkout or an agent folder is one learner, and the search does not
+go inside a learner, into a hidden folder, or deeper than four levels. Each
+folder directly under ROOT that holds no learner is a learner too, judged
+`error` with why: a folder left empty never vanishes from the class.
+
+A learner's folder is what it says it is. A folder the learner could have
+made a symbolic link (a PATH's own last component, anything below ROOT, a
+checkout's `src`, `src/tiny_llm` or `src/tiny_llm/agent`) is never followed:
+it is a learner of its own, judged `error` saying where the link points.
+What leads to a PATH or to ROOT is the teacher's (on macOS /tmp is a link).
+
+A learner is named by the path as the user wrote it (so reports made on
+different machines with the same layout agree). One folder named twice is
+judged once, under the first name (`named_again` says which names were
+dropped); a link is never merged with the folder it points to.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from strategies.target import DAY7_MODULES
 
-__all__ = ["COURSE_AGENT", "Learner", "UsageError", "cohort", "learner_at"]
+__all__ = [
+    "COURSE_AGENT",
+    "Learner",
+    "UsageError",
+    "cohort",
+    "learner_at",
+    "named_again",
+    "shown",
+    "unique",
+]
 
 #: Where a course checkout keeps the learner's agent folder.
 COURSE_AGENT = Path("src", "tiny_llm", "agent")
 
 # Levels below a cohort root searched for learners: ROOT/name/src/tiny_llm/agent.
 _COHORT_DEPTH = 4
-_NEVER_SEARCHED = frozenset({"__pycache__", "node_modules", "site-packages"})
+# Never a learner, never searched, never a row: tool caches, and the
+# resource-fork folder a zip made on a Mac unpacks beside the submissions.
+_NEVER_SEARCHED = frozenset(
+    {"__pycache__", "node_modules", "site-packages", "__MACOSX"}
+)
+_MODULE_FILES = ", ".join(f"{name}.py" for name in DAY7_MODULES)
 
 
 class UsageError(Exception):
@@ -33,14 +58,33 @@ class UsageError(Exception):
 
 @dataclass(frozen=True, order=True)
 class Learner:
-    """One learner: its name in reports, and the folder judged."""
+    """One learner: its name in reports, the folder judged, and, when known
+    before judging, why it cannot be judged (its status is then `error`)."""
 
     path: str
     folder: Path
+    problem: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.path:
             raise ValueError("a learner needs a non-empty path")
+
+
+def shown(text: str) -> str:
+    """A name from the learner's disk, on one line and as data (escaped
+    when it holds a line break, a control or a bidirectional mark)."""
+    return text if text.isprintable() else ascii(text)
+
+
+def _link_problem(what: str, link: Path) -> str:
+    try:
+        target = shown(os.readlink(link))
+    except OSError as error:
+        target = f"somewhere that cannot be read ({error.strerror})"
+    return (
+        f"the folder cannot be loaded: {what} is a symbolic link to {target};"
+        " judge the folder itself"
+    )
 
 
 def _is_agent_folder(folder: Path) -> bool:
@@ -51,55 +95,147 @@ def _is_checkout(folder: Path) -> bool:
     return (folder / COURSE_AGENT).is_dir()
 
 
-def learner_at(raw: str) -> Learner:
-    """The learner a PATH names; UsageError when nothing is there.
+def _checkout_link(checkout: Path) -> str | None:
+    """Why a checkout's way to its agent folder is not the checkout's own."""
+    part = checkout
+    for name in COURSE_AGENT.parts:
+        part = part / name
+        if part.is_symlink():
+            return _link_problem(
+                f"{part.relative_to(checkout).as_posix()} in the checkout", part
+            )
+    return None
 
-    A PATH that exists but is neither a checkout nor an agent folder is still
-    a learner: the judge then says why it cannot be loaded (status `error`).
+
+def _learner(written: str, folder: Path) -> Learner:
+    """The learner at a folder known to be one (not itself a link)."""
+    if not _is_agent_folder(folder) and _is_checkout(folder):
+        return Learner(
+            os.path.normpath(os.path.join(written, COURSE_AGENT)),
+            folder / COURSE_AGENT,
+            _checkout_link(folder),
+        )
+    return Learner(os.path.normpath(written), folder)
+
+
+def learner_at(raw: str) -> Learner:
+    """The learner a PATH names; UsageError when nothing, or a file, is there.
+
+    A PATH that is a folder but neither a checkout nor an agent folder is
+    still a learner: the judge then says why it cannot be loaded (status
+    `error`). So is a PATH that is a symbolic link, wherever it points: its
+    last component is the learner's; the folders leading to it the teacher's.
     """
     path = Path(raw)
-    if not path.exists() and not path.is_symlink():
+    if path.is_symlink():
+        return Learner(os.path.normpath(raw), path, _link_problem("it", path))
+    if not path.exists():
         raise UsageError(f"{raw}: no such file or directory")
-    if path.is_dir() and not _is_agent_folder(path) and _is_checkout(path):
-        return Learner(
-            os.path.normpath(os.path.join(raw, COURSE_AGENT)), path / COURSE_AGENT
+    if not path.is_dir():
+        raise UsageError(
+            f"{raw}: not a folder (a course checkout or its src/tiny_llm/agent)"
         )
-    return Learner(os.path.normpath(raw), path)
+    return _learner(raw, path)
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    """The folder's entries a search looks at, by name; OSError if unreadable."""
+    with os.scandir(folder) as listing:
+        return sorted(
+            (
+                entry
+                for entry in listing
+                if not entry.name.startswith(".") and entry.name not in _NEVER_SEARCHED
+            ),
+            key=lambda entry: entry.name,
+        )
+
+
+def _holds_learner(folder: Path, levels: int) -> bool:
+    """Whether `folder` (followed) is a learner or holds one within `levels`.
+
+    Only the first link is followed: the walk below it is of real folders.
+    """
+    if not folder.is_dir():
+        return False
+    if _is_agent_folder(folder) or _is_checkout(folder):
+        return True
+    if levels <= 0:
+        return False
+    try:
+        entries = _entries(folder)
+    except OSError:
+        return False
+    return any(
+        entry.is_dir(follow_symlinks=False)
+        and _holds_learner(Path(entry.path), levels - 1)
+        for entry in entries
+    )
 
 
 def cohort(raw_root: str) -> list[Learner]:
-    """Every learner under ROOT, sorted by path; UsageError when there is none."""
+    """Every learner under ROOT, sorted by path; UsageError when there is none.
+
+    Besides the learners: each link below ROOT that is, or leads to, a learner
+    (and each link directly under ROOT that is not to a file) is a row judged
+    `error`; so is each folder directly under ROOT holding no learner.
+    """
     root = Path(raw_root)
     if not root.is_dir():
         raise UsageError(f"--cohort {raw_root}: not a directory")
     if _is_agent_folder(root) or _is_checkout(root):
-        return [learner_at(raw_root)]
+        # ROOT itself is the teacher's, a link or not; the checkout's inside is not.
+        return [_learner(raw_root, root)]
     found: list[Learner] = []
-    seen: set[Path] = set()
 
-    def search(folder: Path, written: str, depth: int) -> None:
-        try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError:
-            return
-        for entry in entries:
-            if entry.name.startswith(".") or entry.name in _NEVER_SEARCHED:
-                continue
-            if not entry.is_dir():
-                continue
+    def search(folder: Path, written: str, depth: int) -> bool:
+        """Add the learners in `folder`; whether there was any."""
+        any_learner = False
+        for entry in _entries(folder):
             child = Path(entry.path)
-            real = child.resolve()
-            if real in seen:
+            child_written = os.path.normpath(os.path.join(written, entry.name))
+            if entry.is_symlink():
+                # Under ROOT every entry stands for a learner, a dangling link
+                # too; deeper, a link matters when a learner is behind it.
+                if (depth == 1 and not child.is_file()) or _holds_learner(
+                    child, _COHORT_DEPTH - depth
+                ):
+                    found.append(
+                        Learner(child_written, child, _link_problem("it", child))
+                    )
+                    any_learner = True
                 continue
-            seen.add(real)
-            child_written = os.path.join(written, entry.name)
+            if not entry.is_dir(follow_symlinks=False):
+                continue  # a file beside the learners is not one
             if _is_agent_folder(child) or _is_checkout(child):
-                found.append(learner_at(child_written))
-            elif depth < _COHORT_DEPTH:
-                search(child, child_written, depth + 1)
+                found.append(_learner(child_written, child))
+                any_learner = True
+                continue
+            holds = False
+            problem = (
+                "the folder cannot be loaded: no learner folder in it, four levels"
+                f" down (a course checkout, or a folder holding any of {_MODULE_FILES})"
+            )
+            if depth < _COHORT_DEPTH:
+                try:
+                    holds = search(child, child_written, depth + 1)
+                except OSError as error:
+                    problem = (
+                        "the folder cannot be loaded: it cannot be read"
+                        f" ({error.strerror})"
+                    )
+            any_learner = any_learner or holds
+            if depth == 1 and not holds:
+                found.append(Learner(child_written, child, problem))
+        return any_learner
 
-    search(root, raw_root, 1)
-    if not found:
+    try:
+        any_learner = search(root, raw_root, 1)
+    except OSError as error:
+        raise UsageError(
+            f"--cohort {raw_root}: cannot be read ({error.strerror})"
+        ) from None
+    if not any_learner:
         raise UsageError(
             f"--cohort {raw_root}: no learner folder under it (a course checkout,"
             " or a folder holding evaluation.py and the other Day 7 modules)"
@@ -107,11 +243,23 @@ def cohort(raw_root: str) -> list[Learner]:
     return sorted(found)
 
 
-def unique(learners: list[Learner]) -> list[Learner]:
-    """Each folder once (the first name given wins), sorted by path."""
-    kept: dict[Path, Learner] = {}
+def _sifted(
+    learners: list[Learner],
+) -> tuple[list[Learner], list[tuple[str, str]]]:
+    """The learners kept, sorted by path, and each (name dropped, name kept)."""
+    kept: dict[tuple[str, str], Learner] = {}
+    again: list[tuple[str, str]] = []
     for learner in learners:
-        kept.setdefault(learner.folder.resolve(), learner)
+        # A learner that will not be judged is known by its name only, so a
+        # link and the folder it points to are two rows, never one.
+        key = (
+            ("path", learner.path)
+            if learner.problem is not None
+            else ("folder", str(learner.folder.resolve()))
+        )
+        first = kept.setdefault(key, learner)
+        if first is not learner and first.path != learner.path:
+            again.append((learner.path, first.path))
     by_path: dict[str, Learner] = {}
     for learner in kept.values():
         if learner.path in by_path:
@@ -119,4 +267,15 @@ def unique(learners: list[Learner]) -> list[Learner]:
                 f"two different folders would both be reported as {learner.path}"
             )
         by_path[learner.path] = learner
-    return sorted(by_path.values())
+    return sorted(by_path.values()), again
+
+
+def unique(learners: list[Learner]) -> list[Learner]:
+    """Each learner once, sorted by path: one folder named twice is judged
+    once (the first name given wins; `named_again` lists the others)."""
+    return _sifted(learners)[0]
+
+
+def named_again(learners: list[Learner]) -> list[tuple[str, str]]:
+    """Each name `unique` drops, with the name its folder is judged under."""
+    return _sifted(learners)[1]

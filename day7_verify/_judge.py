@@ -25,16 +25,17 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from day7_verify._bundle import CHILD_SCRIPT, Manifest
-from day7_verify._discover import Learner
+from day7_verify._discover import Learner, shown
 from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
 from day7_verify._sandbox import ISOLATIONS, NOBODY, give_to, worker_settings, wrap
@@ -72,7 +73,11 @@ PROFILES: tuple[str, ...] = ("ci", "dev", "thorough")
 # command was pointed at.
 _MAX_FOLDER_FILES = 2_000
 _MAX_FOLDER_BYTES = 64 << 20
+_MAX_FOLDER_DEPTH = 32
 _NOT_COPIED = frozenset({"__pycache__", ".git", ".hg", ".venv", "node_modules"})
+_OPEN_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# Non-blocking: a FIFO swapped in for a file must not stop the judge.
+_OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 # Left in the child's working directory, where a checkout's own files would
 # be: code that rewrites or deletes what it finds there is seen doing so.
@@ -187,7 +192,7 @@ def _judge(
     tables: Path | None = None,
 ) -> Judged:
     clock = time.monotonic()
-    problem = _unloadable(learner.folder)
+    problem = learner.problem or _unloadable(learner.folder)
     if problem is not None:
         return Judged(
             LearnerVerdict(learner.path, "error", time.monotonic() - clock, problem),
@@ -334,6 +339,11 @@ def _share_with_group(gid: int, top: Path) -> None:
 
 def _unloadable(folder: Path) -> str | None:
     """Why `folder` cannot be a learner's agent folder, in one line; None if it can."""
+    if folder.is_symlink():
+        return (
+            "the folder cannot be loaded: it is a symbolic link;"
+            " judge the folder itself"
+        )
     if not folder.exists():
         return "the folder cannot be loaded: it does not exist"
     if not folder.is_dir():
@@ -347,44 +357,136 @@ def _unloadable(folder: Path) -> str | None:
     return None
 
 
+@dataclass
+class _Budget:
+    """What a copy may still hold: a learner's folder is small source code."""
+
+    files: int = _MAX_FOLDER_FILES
+    size: int = _MAX_FOLDER_BYTES
+
+    def too_much(self) -> str:
+        return (
+            "the folder cannot be loaded: it holds more than"
+            f" {_MAX_FOLDER_FILES} files or {_MAX_FOLDER_BYTES >> 20} MiB,"
+            f" or folders more than {_MAX_FOLDER_DEPTH} deep;"
+            " point at the agent folder itself"
+        )
+
+
 def _copy_folder(source: Path, target: Path) -> str | None:
-    """Copy the learner's folder (symlinks as links); None, or why it cannot be."""
-    files = 0
-    size = 0
-    pending = [(source, target)]
-    while pending:
-        here, there = pending.pop()
-        there.mkdir(parents=True)
-        try:
-            entries = list(os.scandir(here))
-        except OSError as error:
+    """Copy the learner's folder into `target`; None, or why it cannot be.
+
+    The judge runs as root: it reads nothing that is not the folder's own.
+    Every folder and file is opened relative to its parent without following
+    a link (one swapped in after the listing is refused, not read); links
+    are copied as links and may lead only inside the copy; and a file with
+    more than one name (a hard link, perhaps to a file of the teacher's) is
+    refused, since its content need not be the learner's.
+    """
+    try:
+        top = os.open(source, _OPEN_FOLDER)
+    except OSError as error:
+        return f"the folder cannot be loaded: it cannot be opened ({error.strerror})"
+    try:
+        problem = _copy_tree(top, target, PurePosixPath(), _Budget())
+    finally:
+        os.close(top)
+    return problem or _link_out(target)
+
+
+def _copy_tree(
+    folder: int, there: Path, inside: PurePosixPath, budget: _Budget
+) -> str | None:
+    if len(inside.parts) > _MAX_FOLDER_DEPTH:
+        return budget.too_much()
+    there.mkdir(parents=True)
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError as error:
+        return (
+            f"the folder cannot be loaded: {shown(str(inside))} cannot be read"
+            f" ({error.strerror})"
+        )
+    for entry in entries:
+        if entry.name in _NOT_COPIED:
+            continue
+        name = inside / entry.name
+        destination = there / entry.name
+        problem = None
+        if entry.is_symlink():
+            budget.files -= 1
+            problem = budget.too_much() if budget.files < 0 else None
+            os.symlink(os.readlink(entry.name, dir_fd=folder), destination)
+        elif entry.is_dir(follow_symlinks=False):
+            try:
+                below = os.open(entry.name, _OPEN_FOLDER, dir_fd=folder)
+            except OSError as error:
+                return (
+                    f"the folder cannot be loaded: {shown(str(name))}: {error.strerror}"
+                )
+            try:
+                problem = _copy_tree(below, destination, name, budget)
+            finally:
+                os.close(below)
+        elif entry.is_file(follow_symlinks=False):
+            problem = _copy_file(folder, entry.name, destination, name, budget)
+        # FIFOs, sockets and devices are not source code: left out.
+        if problem is not None:
+            return problem
+    return None
+
+
+def _copy_file(
+    folder: int, entry: str, destination: Path, name: PurePosixPath, budget: _Budget
+) -> str | None:
+    try:
+        source = os.open(entry, _OPEN_FILE, dir_fd=folder)
+    except OSError as error:
+        return f"the folder cannot be loaded: {shown(str(name))}: {error.strerror}"
+    try:
+        found = os.fstat(source)
+        if not stat.S_ISREG(found.st_mode):
+            return None  # swapped for something that is not source code: left out
+        if found.st_nlink > 1:
             return (
-                f"the folder cannot be loaded: {here} cannot be read ({error.strerror})"
+                f"the folder cannot be loaded: {shown(str(name))} is a hard link"
+                f" (one file with {found.st_nlink} names); copy it in as a file"
+                " of its own"
             )
-        for entry in entries:
-            if entry.name in _NOT_COPIED:
+        budget.files -= 1
+        if budget.files < 0:
+            return budget.too_much()
+        with open(destination, "xb") as copy:
+            while chunk := os.read(source, 1 << 16):
+                budget.size -= len(chunk)
+                if budget.size < 0:
+                    return budget.too_much()
+                copy.write(chunk)
+    except OSError as error:
+        return f"the folder cannot be loaded: {shown(str(name))}: {error.strerror}"
+    finally:
+        os.close(source)
+    return None
+
+
+def _link_out(copy: Path) -> str | None:
+    """Why a link in the copy leads out of it (where the worker could read
+    what the learner did not write, under user or process isolation)."""
+    top = os.path.realpath(copy)
+    for here, folders, files in os.walk(copy):
+        for name in sorted(folders + files):
+            path = os.path.join(here, name)
+            if not os.path.islink(path):
                 continue
-            destination = there / entry.name
-            if entry.is_symlink():
-                os.symlink(os.readlink(entry.path), destination)
-            elif entry.is_dir():
-                pending.append((Path(entry.path), destination))
-            elif entry.is_file():
-                files += 1
-                size += entry.stat().st_size
-                if files > _MAX_FOLDER_FILES or size > _MAX_FOLDER_BYTES:
-                    return (
-                        "the folder cannot be loaded: it holds more than"
-                        f" {_MAX_FOLDER_FILES} files or {_MAX_FOLDER_BYTES >> 20} MiB;"
-                        " point at the agent folder itself"
-                    )
-                try:
-                    shutil.copyfile(entry.path, destination)
-                except OSError as error:
-                    return (
-                        f"the folder cannot be loaded: {entry.path}: {error.strerror}"
-                    )
-            # FIFOs, sockets and devices are not source code: left out.
+            reached = os.path.realpath(path)
+            if os.path.commonpath([top, reached]) != top:
+                inside = os.path.relpath(path, copy)
+                return (
+                    f"the folder cannot be loaded: {shown(inside)} is a symbolic"
+                    f" link out of the folder (to {shown(os.readlink(path))});"
+                    " copy the file in"
+                )
     return None
 
 

@@ -764,6 +764,8 @@ def test_a_path_is_a_checkout_or_an_agent_folder(tmp_path: Path):
 
 
 def test_a_cohort_is_every_learner_below_its_root_once(tmp_path: Path):
+    """Every learner below ROOT is found once, hidden folders are not
+    searched, and a folder under ROOT holding no learner is a row too."""
     root = tmp_path / "class"
     _agent(root / "ada" / "src" / "tiny_llm" / "agent")
     _agent(root / "bob" / "agent")
@@ -775,10 +777,12 @@ def test_a_cohort_is_every_learner_below_its_root_once(tmp_path: Path):
     assert [learner.path for learner in learners] == [
         f"{root}/ada/src/tiny_llm/agent",
         f"{root}/bob/agent",
+        f"{root}/empty",
         f"{root}/group/cy/agent",
     ]
+    assert [learner.problem is None for learner in learners] == [1, 1, 0, 1]
     again = unique([*learners, learner_at(str(root / "bob" / "agent" / "."))])
-    assert len(again) == 3
+    assert len(again) == 4
     with pytest.raises(UsageError, match="no learner folder"):
         cohort(str(root / "empty"))
 
