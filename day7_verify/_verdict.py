@@ -140,7 +140,9 @@ def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
     invariants, statements = _suite_invariants(summary)
     # One per cause, bounded; the command's own lesson after them, never
     # folded away: it is a verdict the suite cannot give.
-    lessons = list(told(_lessons(summary), rank))
+    raw = _lessons(summary)
+    invariants = _stopped_calls(invariants, raw)
+    lessons = list(told(raw, rank))
     writes = result.get("outside_writes")
     invariants.append((OUTSIDE_WRITES, "fail" if writes else "pass"))
     statements[OUTSIDE_WRITES] = OUTSIDE_WRITES_STATEMENT
@@ -173,6 +175,37 @@ def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
         statements=statements,
         **base,
     )
+
+
+#: A failed invariant's mark when one of its tests failed on a call into the
+#: folder that never returned (the suite's per-call clock) or whose process
+#: died (the worker: os._exit, a signal), most telling first: the learner
+#: then sees a hang or a crash, not a wrong verdict that never was.
+_CALL_MARKS = (("hang", "timeout"), ("crash", "crashed"))
+
+
+def _stopped_calls(
+    invariants: Sequence[tuple[str, str]], lessons: Sequence[Mapping[str, Any]]
+) -> list[tuple[str, str]]:
+    """`invariants`, each failed one marked by how its calls stopped, if they did.
+
+    The run still went on to its end and judged everything else, so the
+    learner's status stays `fail`; only the invariant's mark changes.
+    """
+    topics: dict[str, set[str]] = {}
+    for item in lessons:
+        topics.setdefault(str(item.get("invariant", "")), set()).add(
+            str(item.get("topic", ""))
+        )
+    marked = []
+    for name, status in invariants:
+        if status == "fail":
+            status = next(
+                (mark for topic, mark in _CALL_MARKS if topic in topics.get(name, ())),
+                status,
+            )
+        marked.append((name, status))
+    return marked
 
 
 def _memory_lesson(summary: Mapping[str, Any]) -> dict[str, str] | None:
