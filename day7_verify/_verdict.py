@@ -247,11 +247,27 @@ def _lessons(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(item, dict):
             continue
         shaped = lesson(item)
+        shaped["example"] = [_for_the_command(note) for note in shaped["example"]]
         key = (shaped["invariant"], shaped["headline"], shaped["world"])
         if key not in seen:
             seen.add(key)
             kept.append(shaped)
     return kept
+
+
+# Hypothesis's note on other failing examples names a pytest option the
+# command does not take: a learner is told how many, as the suite tells them.
+_OTHERS_FAILED = re.compile(
+    r"\(note: (?P<count>\d+) other explicit examples? also failed with this"
+    r" error; (?:add --hypothesis-verbosity=verbose to see them|use"
+    r" Verbosity\.verbose to view)\)"
+)
+
+
+def _for_the_command(note: str) -> str:
+    return _OTHERS_FAILED.sub(
+        lambda m: f"{m['count']} other example(s) failed the same way", note
+    )
 
 
 def _outside_lesson(writes: Mapping[str, Any]) -> dict[str, Any]:
