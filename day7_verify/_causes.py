@@ -58,6 +58,9 @@ class Bound:
 FIELD_BOUNDS: Mapping[str, Bound] = {
     "headline": Bound(8, 800),
     "world": Bound(30, 3000),
+    # The world uncut, for --verbose: bounded still, but well past any
+    # drawn world (a hang's unshrunk world is about 100 lines).
+    "whole_world": Bound(400, 40000),
     "expected": Bound(12, 1200),
     "observed": Bound(12, 1200),
     "hint": Bound(8, 800),

@@ -80,6 +80,7 @@ LESSON_FIELDS: tuple[str, ...] = (
     "topic",
     "headline",
     "world",
+    "whole_world",
     "expected",
     "observed",
     "hint",
@@ -166,6 +167,7 @@ def pointer(item: Mapping[str, Any], first: str) -> dict[str, Any]:
     return {
         **item,
         "world": "",
+        "whole_world": "",
         "expected": "",
         "observed": "",
         "reproduce": "",

@@ -165,7 +165,8 @@ def _lesson_lines(
             initial_indent=_INDENT,
             subsequent_indent=_INDENT + "  ",
         )
-    lines += _block("world", str(lesson.get("world", "")))
+    whole = str(lesson.get("whole_world", "")) if verbose else ""
+    lines += _block("world", whole or str(lesson.get("world", "")))
     if verbose:
         lines += _block("expected", str(lesson.get("expected", "")))
         lines += _block("observed", str(lesson.get("observed", "")))

@@ -163,6 +163,8 @@ class _Lesson:
             "invariant": self.invariant,
             "headline": self.headline,
             "world": self.world,
+            # The world uncut, only where `world` cut it: --verbose shows it.
+            "whole_world": (self.whole_world if self.world != self.whole_world else ""),
             "expected": self.expected,
             "observed": self.observed,
             "hint": self.hint,
@@ -281,6 +283,9 @@ def shown_world(text: str) -> str:
 
 
 def _rebuild(kind: type[_Lesson], fields: dict[str, str]) -> _Lesson:
+    fields = dict(fields)
+    # Rebuilt from the world uncut, so it is cut again the same way.
+    fields["world"] = fields.pop("whole_world", "") or fields["world"]
     return kind(**fields)  # type: ignore[call-arg]
 
 

@@ -522,6 +522,30 @@ def test_verbose_never_advises_an_option_day7_verify_refuses():
         _judge_parser().parse_args(["--hypothesis-verbosity=verbose", "c/ada"])
 
 
+def test_verbose_shows_the_whole_world_and_the_default_its_cut():
+    """--verbose prints `whole_world`, every line; without it, the cut world."""
+    whole = "\n".join(f"file src/f{n}.txt holds the text" for n in range(95))
+    cut = "file src/f0.txt holds the text\n… and 94 more line(s) of the world"
+    learner = replace(
+        _failing_learner(),
+        lessons=(
+            lesson(
+                {
+                    "invariant": "truth",
+                    "headline": "got FAIL",
+                    "world": cut,
+                    "whole_world": whole,
+                }
+            ),
+        ),
+    )
+    verbose = "\n".join(learner_lines(learner, "course", verbose=True))
+    assert "src/f94.txt" in verbose and "not shown" not in verbose
+    assert "more line(s)" not in verbose
+    short = "\n".join(learner_lines(learner, "course"))
+    assert "src/f94.txt" not in short and "94 more line(s)" in short
+
+
 def test_a_reproduction_runs_as_printed_from_another_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
