@@ -5,7 +5,7 @@ spoils every invariant that reads a report, a loop hangs every call, a
 `strip()` on both sides of a file check is wrong in `truth` and again in
 `independence`. The suite gives every lesson a `cause`, a stable key for
 the mistake (strategies/lessons.py: `hang:evaluation.py:evaluate_run`,
-`unfinished:EvaluationReport.passed`, `check:file:newline_added`, ...);
+`unfinished:EvaluationReport.passed`, `check:file`, ...);
 here the lessons of one cause become one lesson, the first (most basic)
 one, naming every invariant it breaks in `invariants`. A consequence is
 so told under its cause instead of as a lesson of its own.

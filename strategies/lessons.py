@@ -26,7 +26,7 @@ Each lesson has a topic: "surface" (a Day 7 name is missing), "substrate"
 Each lesson also has a `cause`: a short stable key for what made it fail,
 set where the lesson is made (`hang:evaluation.py:evaluate_run`,
 `unfinished:EvaluationReport.passed`, `substrate:ReceiptStore.put`,
-`check:file:newline_added`, ...). One mistake fails many tests and many
+`check:file`, ...). One mistake fails many tests and many
 invariants; the reports group lessons by cause (day7_verify/_causes.py), so
 a learner reads one lesson per mistake, naming every invariant it breaks.
 """
@@ -476,7 +476,7 @@ def call_target(
             headline=f"{raised}, but should {should_do}",
             hint=placed(
                 _BASE_HINTS.get(type(value).__name__, _RAISE_HINTS.get(short, "")),
-                change_for(what),
+                *_raised_place(what, value, topic),
             ),
             topic=topic,
             reproduce=reproduce,
@@ -506,10 +506,55 @@ def called(what: str) -> str:
 def raised_cause(what: str, error: BaseException, topic: str = "day7") -> str:
     """The cause of a call that raised: a broken Day 1-6 name is its name alone
     (whatever it raised, the learner fixes that name); a Day 7 call by the
-    function and the exception's type."""
+    call and the learner's function the exception escaped from (`escaped`),
+    not by its type: a lookup that lets AgentError through on one store and
+    OSError on another is one mistake in one helper."""
     if topic == "substrate":
         return f"substrate:{called(what)}"
-    return f"raises:{_short_name(what)}:{type(error).__name__}"
+    frame = escaped(_where_of(error))
+    if frame is None:
+        return f"raises:{_short_name(what)}"
+    return f"raises:{_short_name(what)}:{frame[2]}"
+
+
+def _where_of(error: BaseException) -> tuple[tuple[str, int, str], ...]:
+    """Where `error` was raised, innermost first: as the worker saw it for an
+    error from the target's process, else from its own traceback."""
+    remote = getattr(error, "where", None)
+    if isinstance(remote, tuple) and remote:
+        return remote
+    return raised_where(error)
+
+
+def escaped(
+    where: Sequence[tuple[str, int, str]],
+) -> tuple[str, int, str] | None:
+    """The learner's function an exception left their code from: the
+    innermost of the target's frames in the module of the outermost one
+    (the function called). A Day 1-6 method that raised, as it should
+    (Workspace.resolve_path refusing a path), is not where the mistake is:
+    the evaluation helper that let it through is. None if no frame of the
+    target's is known, or the one found is not a plain function name."""
+    targets = [frame for frame in where if _is_targets(frame[0])]
+    if not targets:
+        return None
+    home = os.path.basename(targets[-1][0])
+    frame = next(f for f in targets if os.path.basename(f[0]) == home)
+    name = frame[2]
+    if not name.isidentifier() or name.startswith("__"):
+        return None
+    return frame
+
+
+def _raised_place(what: str, error: BaseException, topic: str) -> tuple[str, str]:
+    """(name, file) to change for a call that raised: the learner's function
+    it escaped from (`escaped`) when that is not the call itself, else the
+    call's name and its course module."""
+    short = _short_name(what)
+    frame = None if topic == "substrate" else escaped(_where_of(error))
+    if frame is None or frame[2] == short:
+        return change_for(what), ""
+    return frame[2], os.path.basename(frame[0])
 
 
 def hang_cause(what: str, where: Sequence[tuple[str, int, str]] = ()) -> str:
