@@ -211,9 +211,10 @@ def assert_truth(
             about = "\n".join(
                 part for part in (about_check(world, check.name), context) if part
             )
+            behind = f"the fact behind {check.name}: {check.fact}"
             try:
                 fail(
-                    world=f"{about}\nthe fact behind {check.name}: {check.fact}".lstrip(),
+                    world=f"{about}\n{behind}".lstrip(),
                     expected=check.shown(level),
                     observed=shown_row(row),
                     hint=check.hint_for(row[1], level),

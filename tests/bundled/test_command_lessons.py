@@ -3,7 +3,10 @@
 Learners judged by real children, copies of the bundled evaluator
 (tests/bundled/_command_learners.py): one whose `passed` is true on an empty
 report (its `render` is right: no render lesson), one without evaluation.py
-(one line saying so, not a lesson per missing name), and one whose Day 1-6
+(one line saying so, not a lesson per missing name), one whose result check
+looks only at the first event of the tool and one whose receipt lookup lets
+errors through (each one lesson, the second naming the helper it escaped
+from), and one whose Day 1-6
 `Workspace.modified_files` is still a TODO (the read-only lesson names it,
 with a world, a hint and a snippet, not a bare TypeError). Marked `children`.
 """
@@ -27,6 +30,8 @@ _MODIFIED = "        return tuple(sorted(self._modified))\n"
 
 def _cohort(parent: Path) -> None:
     learner_folder(parent, "passes-empty", "bug:report-passes-empty")
+    learner_folder(parent, "first-of-tool", "bug:result-first-of-tool-only")
+    learner_folder(parent, "lookup-escapes", "bug:receipt-lookup-error-escapes")
     (learner_folder(parent, "no-evaluation") / "evaluation.py").unlink()
     todo = learner_folder(parent, "modified-files-todo") / "workspace.py"
     source = todo.read_text(encoding="utf-8")
@@ -103,3 +108,24 @@ def test_a_todo_modified_files_is_a_lesson_naming_it_not_a_type_error(judged):
 
 def test_no_report_advises_a_pytest_option_the_command_does_not_take(judged):
     assert "--hypothesis-verbosity" not in judged["text"]
+
+
+def test_a_result_check_wrong_on_many_kinds_of_fact_is_one_lesson(judged):
+    """Wrong on a repeated result, a reordered run, a real run's and another
+    fact's change: one mistake in the result check, one lesson naming all."""
+    learner = judged["learners"]["first-of-tool"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    [told] = learner["lessons"]
+    assert told["cause"] == "check:result"
+    assert {"truth", "order-insensitivity"} <= set(told["invariants"])
+    assert "more line(s) of the world" not in told["world"]
+
+
+def test_errors_escaping_one_helper_are_one_lesson_naming_it(judged):
+    """AgentError from one store, OSError from another, both through
+    _receipt_check: one lesson, whose hint says to change _receipt_check."""
+    learner = judged["learners"]["lookup-escapes"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    [told] = learner["lessons"]
+    assert told["cause"] == "raises:evaluate_run:_receipt_check"
+    assert told["hint"].endswith("change _receipt_check in evaluation.py")

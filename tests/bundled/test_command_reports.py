@@ -522,6 +522,41 @@ def test_verbose_never_advises_an_option_day7_verify_refuses():
         _judge_parser().parse_args(["--hypothesis-verbosity=verbose", "c/ada"])
 
 
+def test_a_call_that_hung_is_a_hang_in_the_terminal_json_and_junit():
+    """A run that went on after a call hung (the suite's per-call clock) marks
+    that invariant `timeout`, not `fail`: T in the class table, an <error
+    type="timeout"> in JUnit saying the hang; the learner stays `fail`."""
+    hang = {
+        "invariant": "truth",
+        "topic": "hang",
+        "headline": "evaluate_run(...) did not return within 5 s",
+        "cause": "hang:evaluation.py:evaluate_run",
+    }
+    summary = _summary(
+        {
+            "surface": "PASS",
+            "report-shape": "PASS",
+            "truth": "FAIL",
+            "read-only": "PASS",
+        },
+        [hang],
+    )
+    verdict = _classify(result=_result(summary, exit_code=1))
+    assert verdict.status == "fail"
+    assert dict(verdict.invariants)["truth"] == "timeout"
+    report = ClassReport(SETTINGS, (verdict,))
+    [row] = [line for line in class_lines(report) if line.startswith("learners/")]
+    assert row.split()[-1] == "..T.."
+    [case] = [
+        case
+        for case in ET.fromstring(junit_xml(report)).iter("testcase")
+        if case.get("name") == "truth"
+    ]
+    [error] = case.findall("error")
+    assert error.get("type") == "timeout"
+    assert error.get("message") == hang["headline"]
+
+
 def test_verbose_shows_the_whole_world_and_the_default_its_cut():
     """--verbose prints `whole_world`, every line; without it, the cut world."""
     whole = "\n".join(f"file src/f{n}.txt holds the text" for n in range(95))
