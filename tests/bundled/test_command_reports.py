@@ -557,6 +557,36 @@ def test_a_call_that_hung_is_a_hang_in_the_terminal_json_and_junit():
     assert error.get("message") == hang["headline"]
 
 
+def test_every_broken_day_1_6_name_is_named_without_verbose():
+    """The first broken Day 1-6 name is told whole; each other one is a line
+    with its place, so a learner knows all of them are to fix."""
+    put, modified = (
+        lesson(
+            {
+                "invariant": invariant,
+                "topic": "substrate",
+                "headline": headline,
+                "hint": f"a TODO body; change {name} in {home}",
+            }
+        )
+        for invariant, headline, name, home in (
+            ("truth", "the log holds 0 line(s)", "ReceiptStore.put", "receipts.py"),
+            (
+                "read-only",
+                "workspace.modified_files is None",
+                "Workspace.modified_files",
+                "workspace.py",
+            ),
+        )
+    )
+    learner = replace(_failing_learner(), lessons=(put, modified))
+    text = " ".join(" ".join(learner_lines(learner, "course")).split())
+    assert (
+        "also: read-only: workspace.modified_files is None; change"
+        " Workspace.modified_files in workspace.py"
+    ) in text
+
+
 def test_verbose_shows_the_whole_world_and_the_default_its_cut():
     """--verbose prints `whole_world`, every line; without it, the cut world."""
     whole = "\n".join(f"file src/f{n}.txt holds the text" for n in range(95))
