@@ -44,7 +44,7 @@ from typing import Any, NoReturn
 
 from strategies import interrupts
 from strategies.bounds import Deadline, Expired, call_limits, within
-from strategies.fixes import change_for, changing, placed
+from strategies.fixes import HOME, change_for, changing, placed
 from strategies.remote import ProtocolError, Remote, WorkerDied, WorkerHung, report_data
 from strategies.target import MissingNameError
 from strategies.worker import report_problem as _report_problem
@@ -511,7 +511,7 @@ def raised_cause(what: str, error: BaseException, topic: str = "day7") -> str:
     OSError on another is one mistake in one helper."""
     if topic == "substrate":
         return f"substrate:{called(what)}"
-    frame = escaped(_where_of(error))
+    frame = escaped(_where_of(error), _home_of(what))
     if frame is None:
         return f"raises:{_short_name(what)}"
     return f"raises:{_short_name(what)}:{frame[2]}"
@@ -526,20 +526,30 @@ def _where_of(error: BaseException) -> tuple[tuple[str, int, str], ...]:
     return raised_where(error)
 
 
+def _home_of(what: str) -> str:
+    """The course module of the call `what` names ("" if none does)."""
+    name = change_for(what)
+    return HOME.get(name.split(".", 1)[0], "") if name else ""
+
+
 def escaped(
-    where: Sequence[tuple[str, int, str]],
+    where: Sequence[tuple[str, int, str]], home: str = ""
 ) -> tuple[str, int, str] | None:
     """The learner's function an exception left their code from: the
-    innermost of the target's frames in the module of the outermost one
-    (the function called). A Day 1-6 method that raised, as it should
-    (Workspace.resolve_path refusing a path), is not where the mistake is:
-    the evaluation helper that let it through is. None if no frame of the
-    target's is known, or the one found is not a plain function name."""
+    innermost of the target's frames in `home`, the module of the function
+    called (evaluation.py for evaluate_run), or, with no home known, in the
+    module of the outermost of them. A Day 1-6 method that raised, as it
+    should (Workspace.resolve_path refusing a path), is not where the
+    mistake is: the evaluation helper that let it through is. None if no
+    such frame is known (the worker keeps the innermost few), or the one
+    found is not a plain function name."""
     targets = [frame for frame in where if _is_targets(frame[0])]
     if not targets:
         return None
-    home = os.path.basename(targets[-1][0])
-    frame = next(f for f in targets if os.path.basename(f[0]) == home)
+    home = home or os.path.basename(targets[-1][0])
+    frame = next((f for f in targets if os.path.basename(f[0]) == home), None)
+    if frame is None:
+        return None
     name = frame[2]
     if not name.isidentifier() or name.startswith("__"):
         return None
@@ -551,7 +561,7 @@ def _raised_place(what: str, error: BaseException, topic: str) -> tuple[str, str
     it escaped from (`escaped`) when that is not the call itself, else the
     call's name and its course module."""
     short = _short_name(what)
-    frame = None if topic == "substrate" else escaped(_where_of(error))
+    frame = None if topic == "substrate" else escaped(_where_of(error), _home_of(what))
     if frame is None or frame[2] == short:
         return change_for(what), ""
     return frame[2], os.path.basename(frame[0])

@@ -28,7 +28,7 @@ from evaluator import EvaluationCheck, EvaluationReport
 from strategies.bounds import CallLimits, use_call_limits
 from strategies.build import _substrate_lesson, materialise
 from strategies.draw import EXAMPLE_WORLDS, PASSING_WORLD
-from strategies.fixes import changing
+from strategies.fixes import HOME, change_for, changing
 from strategies.hardened import judge_access, judge_hostile
 from strategies.lessons import (
     MAX_WORLD_CHARS,
@@ -119,8 +119,8 @@ def test_a_raised_call_names_the_call_the_type_and_the_place(
     short_limits: CallLimits, what: str, error: BaseException
 ) -> None:
     """call_target's `raised` template: the call blamed, the exception's
-    type and message are the ones raised, the place is the learner's
-    function it escaped from (here `planted`, in this file)."""
+    type and message are the ones raised, the place is the call's home (no
+    frame of the raise is in the call's course module)."""
 
     def planted(*args: Any) -> None:
         raise error
@@ -131,7 +131,8 @@ def test_a_raised_call_names_the_call_the_type_and_the_place(
     assert lesson.__cause__ is error
     assert lesson.headline.startswith(f"{what} raised {type(error).__name__}")
     assert str(error) in lesson.observed
-    assert place_of(lesson) == ("planted", Path(__file__).name)
+    name = change_for(what)
+    assert place_of(lesson) == (name, HOME[name.split(".")[0]])
 
 
 _HELPER_FOLDER = {
@@ -602,7 +603,6 @@ def test_every_day7_name_has_one_home_and_no_other_name_has_one() -> None:
     surface the worker loads (strategies.worker.REQUIRED_NAMES): a name added
     to one list and not the other would be a lesson with no place, or a
     place for a name the suite never asks for."""
-    from strategies.fixes import HOME
     from strategies.worker import REQUIRED_NAMES
 
     assert set(HOME) == set(REQUIRED_NAMES)
