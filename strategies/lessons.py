@@ -128,6 +128,10 @@ class _Lesson:
     #: The world as it was given, before `shown_world` bounded it.
     whole_world: str
 
+    #: The world before it was narrowed to the facts of the wrong check
+    #: (strategies.verdicts.judging), or "": what --verbose shows.
+    unnarrowed: str = ""
+
     @property
     def world(self) -> str:
         """The world the lesson shows: `whole_world`, bounded (`shown_world`)."""
@@ -155,7 +159,12 @@ class _Lesson:
     def __reduce__(self) -> tuple[Any, ...]:
         # Keyword-only construction would defeat the default pickling, which
         # replays positional args (xdist and multiprocessing pickle errors).
-        return (_rebuild, (type(self), self.as_dict()))
+        return (_rebuild, (type(self), self.as_dict(), self.whole_world))
+
+    def _uncut(self) -> str:
+        """The world whole, where `world` shows less of it; else ""."""
+        whole = self.unnarrowed or self.whole_world
+        return whole if whole != self.world else ""
 
     def as_dict(self) -> dict[str, str]:
         """The lesson as plain strings, for the summary and its JSON form."""
@@ -164,7 +173,7 @@ class _Lesson:
             "headline": self.headline,
             "world": self.world,
             # The world uncut, only where `world` cut it: --verbose shows it.
-            "whole_world": (self.whole_world if self.world != self.whole_world else ""),
+            "whole_world": self._uncut(),
             "expected": self.expected,
             "observed": self.observed,
             "hint": self.hint,
@@ -282,11 +291,15 @@ def shown_world(text: str) -> str:
     )
 
 
-def _rebuild(kind: type[_Lesson], fields: dict[str, str]) -> _Lesson:
+def _rebuild(kind: type[_Lesson], fields: dict[str, str], world: str) -> _Lesson:
     fields = dict(fields)
-    # Rebuilt from the world uncut, so it is cut again the same way.
-    fields["world"] = fields.pop("whole_world", "") or fields["world"]
-    return kind(**fields)  # type: ignore[call-arg]
+    uncut = fields.pop("whole_world", "")
+    # Rebuilt from the world before the cut, so it is cut again the same way.
+    fields["world"] = world
+    lesson = kind(**fields)  # type: ignore[call-arg]
+    if uncut and uncut != world:
+        lesson.unnarrowed = uncut
+    return lesson
 
 
 # --- headlines -------------------------------------------------------------------

@@ -115,6 +115,10 @@ def judging(world: World, target: Any, context: str = "") -> Iterator[None]:
         about = getattr(failure, "about", "")
         shown = about_check(words, about) if about else words
         if not failure.whole_world.startswith(shown):
+            if shown != words:
+                failure.unnarrowed = "\n".join(
+                    part for part in (words, failure.whole_world) if part
+                )
             failure.world = "\n".join(
                 part for part in (shown, failure.whole_world) if part
             )

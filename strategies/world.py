@@ -629,8 +629,8 @@ def about_check(words: str, name: str) -> str:
         # perturbation) still ends the world, as judging() expects.
         kept.insert(
             at,
-            f"{left} other fact(s) of the world, not {name}'s, not shown (the"
-            " reproduce snippet rebuilds them)",
+            f"{left} other fact(s) of the world, not {name}'s, not shown here"
+            " (--verbose shows the whole world)",
         )
     return "\n".join(kept)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib.util
+import pickle
 import re
 import types
 from collections.abc import Callable, Iterator
@@ -572,6 +573,11 @@ def test_a_wrong_verdict_on_a_big_world_shows_only_its_checks_facts() -> None:
         assert any("other fact(s) of the world" in line for line in shown)
         assert len(shown) <= (12 if name.startswith("result") else 6), shown
         assert shown[-1].startswith(f"the fact behind {name}: ")
+        # --verbose shows the world whole: every fact, then the one behind.
+        told = raised.value.as_dict()
+        assert told["whole_world"].startswith(describe(world))
+        assert told["whole_world"].endswith(shown[-1])
+        assert pickle.loads(pickle.dumps(raised.value)).as_dict() == told
 
 
 def test_a_wrong_verdict_on_a_big_world_keeps_the_fact_behind_it() -> None:
