@@ -5,7 +5,7 @@ spoils every invariant that reads a report, a loop hangs every call, a
 `strip()` on both sides of a file check is wrong in `truth` and again in
 `independence`. The suite gives every lesson a `cause`, a stable key for
 the mistake (strategies/lessons.py: `hang:evaluation.py:evaluate_run`,
-`unfinished:EvaluationReport.passed`, `check:file:newline_added`, ...);
+`unfinished:EvaluationReport.passed`, `check:file`, ...);
 here the lessons of one cause become one lesson, the first (most basic)
 one, naming every invariant it breaks in `invariants`. A consequence is
 so told under its cause instead of as a lesson of its own.
@@ -62,6 +62,9 @@ class Bound:
 FIELD_BOUNDS: Mapping[str, Bound] = {
     "headline": Bound(8, 800),
     "world": Bound(30, 3000),
+    # The world uncut, for --verbose: bounded still, but well past any
+    # drawn world (a hang's unshrunk world is about 100 lines).
+    "whole_world": Bound(400, 40000),
     "expected": Bound(12, 1200),
     "observed": Bound(12, 1200),
     "hint": Bound(8, 800),

@@ -54,9 +54,11 @@ class Mark(NamedTuple):
 MARKS: dict[str, Mark] = {
     "pass": Mark("pass", "✓", "holds"),
     "fail": Mark("wrong", "✗", "wrong verdict: does not hold"),
-    "timeout": Mark("hang", "∞", "hang: the clock ran out while it ran"),
+    "timeout": Mark("hang", "∞", "hang: a call into the folder never returned in time"),
     # U+FE0E asks for the text glyph: an emoji would be a colour of its own.
-    "crashed": Mark("crash", "⚡\ufe0e", "crash: the run died while it ran"),
+    "crashed": Mark(
+        "crash", "⚡\ufe0e", "crash: the process running the folder's code died"
+    ),
     "out-of-memory": Mark("crash", "M", "crash: out of memory while it ran"),
     "incomplete": Mark(
         "incomplete", "◐", "incomplete: some of its tests never finished"

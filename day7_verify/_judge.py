@@ -354,6 +354,13 @@ def _unloadable(folder: Path) -> str | None:
             f"the folder cannot be loaded: it holds none of {names};"
             " point at a course checkout or its src/tiny_llm/agent"
         )
+    if not os.path.lexists(folder / "evaluation.py"):
+        # Every Day 7 name lives there: judged without it, each would be a
+        # lesson "X is not defined", seven of them for one missing file.
+        return (
+            "the folder cannot be loaded: it has no evaluation.py, the module"
+            " that defines evaluate_run and the other Day 7 names"
+        )
     return None
 
 

@@ -104,9 +104,14 @@ def _suite(learner: LearnerVerdict, classname: str, isolation: str) -> ET.Elemen
             node.text = _clean(text or status)
             failures += 1
         elif status in _ERRORS:
-            node = ET.SubElement(
-                case, "error", type=status, message=_clean(learner.detail)
+            # A call that hung or crashed in a run that went on has its own
+            # lesson; the learner's detail says where a stopped run stopped.
+            said = (
+                str(lessons[name][0].get("headline", ""))
+                if learner.status == "fail" and name in lessons
+                else learner.detail
             )
+            node = ET.SubElement(case, "error", type=status, message=_clean(said))
             node.text = _clean(text or learner.detail)
             errors += 1
         elif status in ("skip", "not-run"):

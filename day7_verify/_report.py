@@ -82,6 +82,7 @@ LESSON_FIELDS: tuple[str, ...] = (
     "topic",
     "headline",
     "world",
+    "whole_world",
     "expected",
     "observed",
     "hint",
@@ -168,6 +169,7 @@ def pointer(item: Mapping[str, Any], first: str) -> dict[str, Any]:
     return {
         **item,
         "world": "",
+        "whole_world": "",
         "expected": "",
         "observed": "",
         "reproduce": "",

@@ -188,7 +188,8 @@ def _lesson_lines(
             initial_indent=_INDENT,
             subsequent_indent=_INDENT + "  ",
         )
-    lines += _block("world", str(lesson.get("world", "")))
+    whole = str(lesson.get("whole_world", "")) if verbose else ""
+    lines += _block("world", whole or str(lesson.get("world", "")))
     if verbose:
         lines += _block("expected", str(lesson.get("expected", "")))
         lines += _block("observed", str(lesson.get("observed", "")))
@@ -310,14 +311,21 @@ def _lessons_section(verdict: LearnerVerdict, verbose: bool) -> list[str]:
         )
         lines += _block("hint", str(first.get("hint", "")))
         lines += _reproduce_block(str(first.get("reproduce", "")))
-        if verbose:
-            for lesson in substrate[1:]:
-                lines += textwrap.wrap(
-                    f"also: {lesson.get('invariant')}: {lesson.get('headline')}",
-                    88,
-                    initial_indent=_INDENT,
-                    subsequent_indent=_INDENT + "  ",
-                )
+        # Every other broken Day 1-6 name, one line each with its place: a
+        # learner fixing the first must know the others are broken too.
+        told = {_substrate_name(first)}
+        for lesson in substrate[1:]:
+            if _substrate_name(lesson) in told:
+                continue  # the same name, met in another world
+            told.add(_substrate_name(lesson))
+            place = _place(lesson)
+            place = f"; {place}" if place else ""
+            lines += textwrap.wrap(
+                f"also: {lesson.get('invariant')}: {lesson.get('headline')}{place}",
+                88,
+                initial_indent=_INDENT,
+                subsequent_indent=_INDENT + "  ",
+            )
     # One entry per cause: the verdict already holds one lesson per cause,
     # at most a bounded number (day7_verify/_causes.py).
     for lesson in others:
@@ -325,6 +333,21 @@ def _lessons_section(verdict: LearnerVerdict, verbose: bool) -> list[str]:
         lines.append("")
         lines += _lesson_lines(number, lesson, verbose, verdict.path)
     return lines
+
+
+def _place(lesson: Mapping[str, Any]) -> str:
+    """The "change <name> in <file>" a lesson's hint ends with, or ""."""
+    place = str(lesson.get("hint", "")).rpartition("; ")[2]
+    return place if place.startswith("change ") else ""
+
+
+def _substrate_name(lesson: Mapping[str, Any]) -> str:
+    """What a substrate lesson is about: its place, else its headline's start."""
+    return _place(lesson) or str(lesson.get("headline", "")).split(":", 1)[0]
+
+
+def _ellipsised(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 def _cell(learner: LearnerVerdict, name: str) -> str:

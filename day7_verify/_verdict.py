@@ -140,7 +140,9 @@ def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
     invariants, statements = _suite_invariants(summary)
     # One per cause, bounded; the command's own lesson after them, never
     # folded away: it is a verdict the suite cannot give.
-    lessons = list(told(_lessons(summary), rank))
+    raw = _lessons(summary)
+    invariants = _stopped_calls(invariants, raw)
+    lessons = list(told(raw, rank))
     writes = result.get("outside_writes")
     invariants.append((OUTSIDE_WRITES, "fail" if writes else "pass"))
     statements[OUTSIDE_WRITES] = OUTSIDE_WRITES_STATEMENT
@@ -173,6 +175,37 @@ def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
         statements=statements,
         **base,
     )
+
+
+#: A failed invariant's mark when one of its tests failed on a call into the
+#: folder that never returned (the suite's per-call clock) or whose process
+#: died (the worker: os._exit, a signal), most telling first: the learner
+#: then sees a hang or a crash, not a wrong verdict that never was.
+_CALL_MARKS = (("hang", "timeout"), ("crash", "crashed"))
+
+
+def _stopped_calls(
+    invariants: Sequence[tuple[str, str]], lessons: Sequence[Mapping[str, Any]]
+) -> list[tuple[str, str]]:
+    """`invariants`, each failed one marked by how its calls stopped, if they did.
+
+    The run still went on to its end and judged everything else, so the
+    learner's status stays `fail`; only the invariant's mark changes.
+    """
+    topics: dict[str, set[str]] = {}
+    for item in lessons:
+        topics.setdefault(str(item.get("invariant", "")), set()).add(
+            str(item.get("topic", ""))
+        )
+    marked = []
+    for name, status in invariants:
+        if status == "fail":
+            status = next(
+                (mark for topic, mark in _CALL_MARKS if topic in topics.get(name, ())),
+                status,
+            )
+        marked.append((name, status))
+    return marked
 
 
 def _memory_lesson(summary: Mapping[str, Any]) -> dict[str, str] | None:
@@ -214,11 +247,27 @@ def _lessons(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(item, dict):
             continue
         shaped = lesson(item)
+        shaped["example"] = [_for_the_command(note) for note in shaped["example"]]
         key = (shaped["invariant"], shaped["headline"], shaped["world"])
         if key not in seen:
             seen.add(key)
             kept.append(shaped)
     return kept
+
+
+# Hypothesis's note on other failing examples names a pytest option the
+# command does not take: a learner is told how many, as the suite tells them.
+_OTHERS_FAILED = re.compile(
+    r"\(note: (?P<count>\d+) other explicit examples? also failed with this"
+    r" error; (?:add --hypothesis-verbosity=verbose to see them|use"
+    r" Verbosity\.verbose to view)\)"
+)
+
+
+def _for_the_command(note: str) -> str:
+    return _OTHERS_FAILED.sub(
+        lambda m: f"{m['count']} other example(s) failed the same way", note
+    )
 
 
 def _outside_lesson(writes: Mapping[str, Any]) -> dict[str, Any]:

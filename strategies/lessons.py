@@ -26,7 +26,7 @@ Each lesson has a topic: "surface" (a Day 7 name is missing), "substrate"
 Each lesson also has a `cause`: a short stable key for what made it fail,
 set where the lesson is made (`hang:evaluation.py:evaluate_run`,
 `unfinished:EvaluationReport.passed`, `substrate:ReceiptStore.put`,
-`check:file:newline_added`, ...). One mistake fails many tests and many
+`check:file`, ...). One mistake fails many tests and many
 invariants; the reports group lessons by cause (day7_verify/_causes.py), so
 a learner reads one lesson per mistake, naming every invariant it breaks.
 """
@@ -44,7 +44,7 @@ from typing import Any, NoReturn
 
 from strategies import interrupts
 from strategies.bounds import Deadline, Expired, call_limits, within
-from strategies.fixes import change_for, changing, placed
+from strategies.fixes import HOME, change_for, changing, placed
 from strategies.remote import ProtocolError, Remote, WorkerDied, WorkerHung, report_data
 from strategies.target import MissingNameError
 from strategies.worker import report_problem as _report_problem
@@ -128,6 +128,10 @@ class _Lesson:
     #: The world as it was given, before `shown_world` bounded it.
     whole_world: str
 
+    #: The world before it was narrowed to the facts of the wrong check
+    #: (strategies.verdicts.judging), or "": what --verbose shows.
+    unnarrowed: str = ""
+
     @property
     def world(self) -> str:
         """The world the lesson shows: `whole_world`, bounded (`shown_world`);
@@ -156,7 +160,12 @@ class _Lesson:
     def __reduce__(self) -> tuple[Any, ...]:
         # Keyword-only construction would defeat the default pickling, which
         # replays positional args (xdist and multiprocessing pickle errors).
-        return (_rebuild, (type(self), self.as_dict()))
+        return (_rebuild, (type(self), self.as_dict(), self.whole_world))
+
+    def _uncut(self) -> str:
+        """The world whole, where `world` shows less of it; else ""."""
+        whole = self.unnarrowed or self.whole_world
+        return whole if whole != self.world else ""
 
     def as_dict(self) -> dict[str, str]:
         """The lesson as plain strings, for the summary and its JSON form."""
@@ -164,6 +173,8 @@ class _Lesson:
             "invariant": self.invariant,
             "headline": self.headline,
             "world": self.world,
+            # The world uncut, only where `world` cut it: --verbose shows it.
+            "whole_world": self._uncut(),
             "expected": self.expected,
             "observed": self.observed,
             "hint": self.hint,
@@ -286,8 +297,15 @@ def shown_world(text: str, rebuilt: bool = False) -> str:
     )
 
 
-def _rebuild(kind: type[_Lesson], fields: dict[str, str]) -> _Lesson:
-    return kind(**fields)  # type: ignore[call-arg]
+def _rebuild(kind: type[_Lesson], fields: dict[str, str], world: str) -> _Lesson:
+    fields = dict(fields)
+    uncut = fields.pop("whole_world", "")
+    # Rebuilt from the world before the cut, so it is cut again the same way.
+    fields["world"] = world
+    lesson = kind(**fields)  # type: ignore[call-arg]
+    if uncut and uncut != world:
+        lesson.unnarrowed = uncut
+    return lesson
 
 
 # --- headlines -------------------------------------------------------------------
@@ -477,7 +495,7 @@ def call_target(
             headline=f"{raised}, but should {should_do}",
             hint=placed(
                 _BASE_HINTS.get(type(value).__name__, _RAISE_HINTS.get(short, "")),
-                change_for(what),
+                *_raised_place(what, value, topic),
             ),
             topic=topic,
             reproduce=reproduce,
@@ -507,10 +525,65 @@ def called(what: str) -> str:
 def raised_cause(what: str, error: BaseException, topic: str = "day7") -> str:
     """The cause of a call that raised: a broken Day 1-6 name is its name alone
     (whatever it raised, the learner fixes that name); a Day 7 call by the
-    function and the exception's type."""
+    call and the learner's function the exception escaped from (`escaped`),
+    not by its type: a lookup that lets AgentError through on one store and
+    OSError on another is one mistake in one helper."""
     if topic == "substrate":
         return f"substrate:{called(what)}"
-    return f"raises:{_short_name(what)}:{type(error).__name__}"
+    frame = escaped(_where_of(error), _home_of(what))
+    if frame is None:
+        return f"raises:{_short_name(what)}"
+    return f"raises:{_short_name(what)}:{frame[2]}"
+
+
+def _where_of(error: BaseException) -> tuple[tuple[str, int, str], ...]:
+    """Where `error` was raised, innermost first: as the worker saw it for an
+    error from the target's process, else from its own traceback."""
+    remote = getattr(error, "where", None)
+    if isinstance(remote, tuple) and remote:
+        return remote
+    return raised_where(error)
+
+
+def _home_of(what: str) -> str:
+    """The course module of the call `what` names ("" if none does)."""
+    name = change_for(what)
+    return HOME.get(name.split(".", 1)[0], "") if name else ""
+
+
+def escaped(
+    where: Sequence[tuple[str, int, str]], home: str = ""
+) -> tuple[str, int, str] | None:
+    """The learner's function an exception left their code from: the
+    innermost of the target's frames in `home`, the module of the function
+    called (evaluation.py for evaluate_run), or, with no home known, in the
+    module of the outermost of them. A Day 1-6 method that raised, as it
+    should (Workspace.resolve_path refusing a path), is not where the
+    mistake is: the evaluation helper that let it through is. None if no
+    such frame is known (the worker keeps the innermost few), or the one
+    found is not a plain function name."""
+    targets = [frame for frame in where if _is_targets(frame[0])]
+    if not targets:
+        return None
+    home = home or os.path.basename(targets[-1][0])
+    frame = next((f for f in targets if os.path.basename(f[0]) == home), None)
+    if frame is None:
+        return None
+    name = frame[2]
+    if not name.isidentifier() or name.startswith("__"):
+        return None
+    return frame
+
+
+def _raised_place(what: str, error: BaseException, topic: str) -> tuple[str, str]:
+    """(name, file) to change for a call that raised: the learner's function
+    it escaped from (`escaped`) when that is not the call itself, else the
+    call's name and its course module."""
+    short = _short_name(what)
+    frame = None if topic == "substrate" else escaped(_where_of(error), _home_of(what))
+    if frame is None or frame[2] == short:
+        return change_for(what), ""
+    return frame[2], os.path.basename(frame[0])
 
 
 def hang_cause(what: str, where: Sequence[tuple[str, int, str]] = ()) -> str:

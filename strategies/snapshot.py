@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from strategies.fixes import placed
 from strategies.remote import is_remote
 from strategies.worker import SPIED_WORKSPACE_METHODS
 
@@ -172,13 +173,40 @@ def object_state(built: Any) -> dict[str, Any]:
         "the run's attributes": _fields(built.run),
         "the case": copy.deepcopy(built.case),
         "the case's attributes": _fields(built.case),
-        "workspace.modified_files": tuple(workspace.modified_files),
+        "workspace.modified_files": _modified_files(workspace),
         "the workspace's state": _fields(workspace),
         "the receipt store's state": _fields(built.receipts),
         "the approval callback's calls": len(built.approvals),
         "the process's working directory": _working_directory(),
         "the process's environment": dict(os.environ),
     }
+
+
+def _modified_files(workspace: Any) -> tuple[Any, ...]:
+    """The workspace's modified files: a Day 1-6 property the judge reads, so
+    a TODO body (None) is a substrate lesson naming it, not a TypeError."""
+    from strategies.lessons import InvariantFailure, call_target
+
+    files = call_target(
+        "workspace.modified_files",
+        lambda: workspace.modified_files,
+        topic="substrate",
+    )
+    if not isinstance(files, (tuple, list)):
+        raise InvariantFailure(
+            world="",
+            expected="workspace.modified_files to be a tuple of the files the"
+            " workspace changed",
+            observed=f"workspace.modified_files is {files!r:.80}",
+            hint=placed(
+                "Workspace.modified_files returns the files this workspace"
+                " changed, sorted, as a tuple; a TODO body returns None",
+                "Workspace.modified_files",
+            ),
+            topic="substrate",
+            cause="substrate:Workspace.modified_files",
+        )
+    return tuple(files)
 
 
 def _remote_state(built: Any) -> dict[str, Any]:
@@ -195,7 +223,7 @@ def _remote_state(built: Any) -> dict[str, Any]:
     state = client.request(
         {"op": "state", "objects": client.encode(objects)}, "recording the state"
     )
-    state["workspace.modified_files"] = tuple(built.workspace.modified_files)
+    state["workspace.modified_files"] = _modified_files(built.workspace)
     state["the approval callback's calls"] = len(built.approvals)
     return state  # type: ignore[no-any-return]
 

@@ -25,7 +25,7 @@ from strategies.lessons import (
     report_view,
 )
 from strategies.vocabulary import EVALUATE
-from strategies.world import ExpectedCheck, World, describe
+from strategies.world import ExpectedCheck, World, about_check, describe
 
 __all__ = [
     "Row",
@@ -143,9 +143,16 @@ def judging(
         with describing(words):  # a hang ends the test before Hypothesis prints
             yield
     except (InvariantFailure, CallAborted) as failure:
-        if not failure.whole_world.startswith(words):
+        # A wrong verdict of one check is told with that check's facts only.
+        about = getattr(failure, "about", "")
+        shown = about_check(words, about) if about else words
+        if not failure.whole_world.startswith(shown):
+            if shown != words:
+                failure.unnarrowed = "\n".join(
+                    part for part in (words, failure.whole_world) if part
+                )
             failure.world = "\n".join(
-                part for part in (words, failure.whole_world) if part
+                part for part in (shown, failure.whole_world) if part
             )
         if not failure.reproduce:
             failure.reproduce = reproduction(world, target, then=then)
@@ -183,17 +190,23 @@ def _names_cause(observed: Sequence[str], expected: Sequence[str]) -> str:
 
 
 def verdict_cause(check: ExpectedCheck, passed: object) -> str:
-    """The cause of a check the truth does not accept: the fact's kind.
+    """The cause of a check the truth does not accept: the check's group
+    (final, file, result or receipt).
 
-    Every invariant that meets a wrong verdict on this kind of fact (truth,
-    independence, a real run) makes the same key, so the reports tell the
-    mistake once, as a truth lesson naming them all. The right verdict in
-    the wrong words is a mistake of its own.
+    Every invariant that meets a wrong verdict on this group (truth,
+    independence, order-insensitivity, a real run) makes the same key, so
+    the reports tell the mistake once, as a truth lesson naming them all.
+    The group, not the fact's kind: one mistake in a check's code is wrong
+    on many kinds of fact (a result check that wants results in order fails
+    a repeated result, a reordered run and a real run's), and a learner
+    should read it once. The right verdict in the wrong words is a mistake
+    of its own. `passed` None: a verdict that changed where it should not
+    (which side is wrong aside), a wrong verdict of the group.
     """
-    kind = check.kind or check.name.split(":", 1)[0]
+    group = (check.kind or check.name).split(":", 1)[0]
     if isinstance(passed, bool) and passed is check.passed:
-        return f"detail:{kind}"
-    return f"check:{kind}"
+        return f"detail:{group}"
+    return f"check:{group}"
 
 
 def assert_truth(
@@ -231,13 +244,21 @@ def assert_truth(
         if only is not None and not only(check):
             continue
         if not check.accepts(row[1], row[2], level):
-            fail(
-                world=f"{words}\nthe fact behind {check.name}: {check.fact}".lstrip(),
-                expected=check.shown(level),
-                observed=shown_row(row),
-                hint=check.hint_for(row[1], level),
-                cause=verdict_cause(check, row[1]),
+            about = "\n".join(
+                part for part in (about_check(world, check.name), context) if part
             )
+            behind = f"the fact behind {check.name}: {check.fact}"
+            try:
+                fail(
+                    world=f"{about}\n{behind}".lstrip(),
+                    expected=check.shown(level),
+                    observed=shown_row(row),
+                    hint=check.hint_for(row[1], level),
+                    cause=verdict_cause(check, row[1]),
+                )
+            except InvariantFailure as failure:
+                failure.about = check.name  # judging() shows only its facts
+                raise
     return rows
 
 

@@ -591,6 +591,50 @@ def _log_words(log: LogFact, extra: int) -> str:
     return line
 
 
+# How describe() starts a line about one declared fact.
+_FACT_LINES = ("file ", "result ", "receipt '", 'receipt "')
+
+
+def about_check(words: str, name: str) -> str:
+    """`words` (describe's lines) with only the facts check `name` can depend on.
+
+    A wrong verdict of one check is about its own fact, and the facts of the
+    same name (a result of the same tool, a receipt of the same call id, a
+    file at the same path): a learner reads those, not a world of 95 lines
+    whose other facts a second mistake kept from shrinking. The rest are one
+    line saying how many were left out; every other line (the final, the
+    store, the noise, a real run's plan) is kept.
+    """
+    group, _, subject = name.partition(":")
+    own = {
+        "final": (),  # the run's final alone: no declared fact of the case
+        "file": (f"file {subject}:", f"file {subject} ("),
+        "result": (f"result {subject} ",),
+        "receipt": (f"receipt {subject!r}:",),
+    }.get(group)
+    if own is None:
+        return words
+    kept: list[str] = []
+    left = 0
+    at = 0
+    for line in words.splitlines():
+        if line.startswith(_FACT_LINES) and not (own and line.startswith(own)):
+            left += 1
+            continue
+        kept.append(line)
+        if line.startswith(_FACT_LINES) or not left:
+            at = len(kept)  # the count goes after the last fact shown
+    if left:
+        # Where the facts were, so what follows them (a reordering, a
+        # perturbation) still ends the world, as judging() expects.
+        kept.insert(
+            at,
+            f"{left} other fact(s) of the world, not {name}'s, not shown here"
+            " (--verbose shows the whole world)",
+        )
+    return "\n".join(kept)
+
+
 def describe(world: World) -> str:
     """The world in words, one fact a line: for note() and for lessons."""
     lines = []

@@ -90,21 +90,29 @@ def test_a_broken_day_1_6_name_is_its_name_whatever_it_raised():
     assert raised_cause("ReceiptStore.put(receipt)", OSError(), "substrate") == (
         "substrate:ReceiptStore.put"
     )
-    assert (
-        raised_cause("evaluate_run(run)", KeyError("k"))
-        == "raises:evaluate_run:KeyError"
-    )
+    # Nowhere known: the call alone, whatever it raised.
+    assert raised_cause("evaluate_run(run)", KeyError("k")) == "raises:evaluate_run"
+    assert raised_cause("evaluate_run(run)", OSError()) == "raises:evaluate_run"
 
 
-def test_a_wrong_verdict_is_keyed_by_the_facts_kind_and_wrong_words_apart():
+def test_a_wrong_verdict_is_keyed_by_the_checks_group_and_wrong_words_apart():
+    """One key per group of checks, whatever kind of fact: one mistake in a
+    check's code, wrong on many kinds, is one lesson."""
     check = ExpectedCheck(
         "file:a.txt", False, "content does not match", kind="file:newline_added"
     )
-    assert verdict_cause(check, True) == "check:file:newline_added"
-    assert verdict_cause(check, False) == "detail:file:newline_added"
+    assert verdict_cause(check, True) == "check:file"
+    assert verdict_cause(check, False) == "detail:file"
     # A check another way made, the same kind: the same cause.
     other = ExpectedCheck("file:b/c.txt", False, None, kind="file:newline_added")
     assert verdict_cause(other, True) == verdict_cause(check, True)
+    # Another kind of fact of the same group: the same cause too (a result
+    # check that wants results in order fails a repeated result, a reordered
+    # run and a real run's: one mistake).
+    embedded = ExpectedCheck("result:read_file", True, None, kind="result:embedded")
+    observed = ExpectedCheck("result:run_command", True, None, kind="result:observed")
+    assert verdict_cause(embedded, False) == verdict_cause(observed, False)
+    assert verdict_cause(embedded, False) != verdict_cause(check, True)
 
 
 # --- one lesson per cause -----------------------------------------------------------

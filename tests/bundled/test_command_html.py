@@ -479,3 +479,97 @@ def test_sorting_and_filtering_in_a_real_browser(tmp_path: Path):
         path for path in by_score_down if path in not_passing
     ]
     assert "<title>day7-verify: 6 of 20 learner(s) pass</title>" in dom
+
+
+# --- calls that hung or crashed, as classified from a child's result ----------
+
+
+def _stopped_calls_learner(path: str, topic: str, observed: str) -> LearnerVerdict:
+    """The verdict classify() gives a run that went to its end while every call
+    to evaluate_run in `truth` and `read-only` hung or crashed its worker."""
+    from day7_verify._evidence import Progress
+    from day7_verify._supervise import Finished
+    from day7_verify._verdict import Limits, classify
+
+    names = ("surface", "truth", "read-only", "order-insensitivity")
+    summary = {
+        "verification": "FAIL",
+        "invariants": [
+            {"name": n, "status": "FAIL" if n in ("truth", "read-only") else "PASS"}
+            for n in names
+        ],
+        "lessons": [
+            {
+                "invariant": n,
+                "topic": topic,
+                "headline": f"evaluate_run(...) {observed}",
+                "cause": f"{topic}:evaluate_run",
+                "test": f"t::{n}",
+            }
+            for n in ("truth", "read-only")
+        ],
+    }
+    result = {
+        "phase": "suite",
+        "exit_code": 1,
+        "complete": True,
+        "summary": summary,
+        "outside_writes": None,
+    }
+    finished = Finished(
+        returncode=1,
+        timed_out=False,
+        seconds=9.0,
+        peak_rss_kib=1,
+        output="",
+        output_bytes=0,
+    )
+    return classify(
+        path=path,
+        limits=Limits(timeout=180.0, memory=2 << 30),
+        finished=finished,
+        result=result,
+        untrusted=None,
+        progress=Progress(phase="suite"),
+        seconds=9.0,
+    )
+
+
+@needs_browser
+def test_a_call_that_hung_or_crashed_is_marked_so_in_a_real_browser(tmp_path: Path):
+    """A learner whose calls hung (the suite's per-call clock) or killed the
+    worker (os._exit) shows hang and crash marks, read aloud as such, never
+    "wrong verdict"; its status stays `fail`: the run judged everything."""
+    hangs = _stopped_calls_learner("class/hangs", "hang", "did not return within 5 s")
+    exits = _stopped_calls_learner(
+        "class/exits", "crash", "crashed the process it ran in"
+    )
+    assert (hangs.status, exits.status) == ("fail", "fail")
+    assert dict(hangs.invariants)["truth"] == "timeout"
+    assert dict(exits.invariants)["read-only"] == "crashed"
+    assert dict(exits.invariants)["surface"] == "pass"
+    page = tmp_path / "class.html"
+    page.write_text(
+        html_page(ClassReport(SETTINGS, (exits, hangs), seconds=20.0)),
+        encoding="utf-8",
+    )
+    found, dom = _run_in_browser(page, "selftest")
+    assert found["problems"] == []
+    assert found["links"] == found["opened"] == found["failing_cells"] == 4
+    shown = _Elements(dom)
+    hang_words = "hang: a call into the folder never returned in time"
+    crash_words = "crash: the process running the folder's code died"
+    for learner, symbol, words in (
+        ("class/hangs", "∞", hang_words),
+        ("class/exits", "⚡\ufe0e", crash_words),
+    ):
+        for invariant in ("truth", "read-only"):
+            [link] = [
+                a
+                for a in shown.select("a", "open")
+                if a.attrs.get("data-learner") == learner
+                and a.attrs.get("data-invariant") == invariant
+            ]
+            assert link.text.strip() == symbol, (learner, invariant)
+            assert link.attrs["aria-label"] == f"{invariant}: {words}"
+            assert "wrong verdict" not in link.attrs["aria-label"]

@@ -364,6 +364,9 @@ def test_a_crash_says_what_was_running_and_a_timeout_where_it_hung(hang_run):
     assert "crashed the process it ran in" in said
     assert "exited with status 0 while evaluate_run" in said
     assert any(lesson["topic"] == "crash" for lesson in exits["lessons"])
+    # Marked a crash where the worker died, never a wrong verdict.
+    assert exits["invariants"]["report-shape"] == "crashed"
+    assert "fail" not in exits["invariants"].values()
     killed = " ".join(x["headline"] for x in learners["kills-itself"]["lessons"])
     assert "SIGSEGV" in killed
     loops = learners["loops-for-ever"]

@@ -522,6 +522,95 @@ def test_verbose_never_advises_an_option_day7_verify_refuses():
         _judge_parser().parse_args(["--hypothesis-verbosity=verbose", "c/ada"])
 
 
+def test_a_call_that_hung_is_a_hang_in_the_terminal_json_and_junit():
+    """A run that went on after a call hung (the suite's per-call clock) marks
+    that invariant `timeout`, not `fail`: T in the class table, an <error
+    type="timeout"> in JUnit saying the hang; the learner stays `fail`."""
+    hang = {
+        "invariant": "truth",
+        "topic": "hang",
+        "headline": "evaluate_run(...) did not return within 5 s",
+        "cause": "hang:evaluation.py:evaluate_run",
+    }
+    summary = _summary(
+        {
+            "surface": "PASS",
+            "report-shape": "PASS",
+            "truth": "FAIL",
+            "read-only": "PASS",
+        },
+        [hang],
+    )
+    verdict = _classify(result=_result(summary, exit_code=1))
+    assert verdict.status == "fail"
+    assert dict(verdict.invariants)["truth"] == "timeout"
+    report = ClassReport(SETTINGS, (verdict,))
+    [row] = [line for line in class_lines(report) if line.startswith("learners/")]
+    assert row.split()[-1] == "..T.."
+    [case] = [
+        case
+        for case in ET.fromstring(junit_xml(report)).iter("testcase")
+        if case.get("name") == "truth"
+    ]
+    [error] = case.findall("error")
+    assert error.get("type") == "timeout"
+    assert error.get("message") == hang["headline"]
+
+
+def test_every_broken_day_1_6_name_is_named_without_verbose():
+    """The first broken Day 1-6 name is told whole; each other one is a line
+    with its place, so a learner knows all of them are to fix."""
+    put, modified = (
+        lesson(
+            {
+                "invariant": invariant,
+                "topic": "substrate",
+                "headline": headline,
+                "hint": f"a TODO body; change {name} in {home}",
+            }
+        )
+        for invariant, headline, name, home in (
+            ("truth", "the log holds 0 line(s)", "ReceiptStore.put", "receipts.py"),
+            (
+                "read-only",
+                "workspace.modified_files is None",
+                "Workspace.modified_files",
+                "workspace.py",
+            ),
+        )
+    )
+    learner = replace(_failing_learner(), lessons=(put, modified))
+    text = " ".join(" ".join(learner_lines(learner, "course")).split())
+    assert (
+        "also: read-only: workspace.modified_files is None; change"
+        " Workspace.modified_files in workspace.py"
+    ) in text
+
+
+def test_verbose_shows_the_whole_world_and_the_default_its_cut():
+    """--verbose prints `whole_world`, every line; without it, the cut world."""
+    whole = "\n".join(f"file src/f{n}.txt holds the text" for n in range(95))
+    cut = "file src/f0.txt holds the text\n… and 94 more line(s) of the world"
+    learner = replace(
+        _failing_learner(),
+        lessons=(
+            lesson(
+                {
+                    "invariant": "truth",
+                    "headline": "got FAIL",
+                    "world": cut,
+                    "whole_world": whole,
+                }
+            ),
+        ),
+    )
+    verbose = "\n".join(learner_lines(learner, "course", verbose=True))
+    assert "src/f94.txt" in verbose and "not shown" not in verbose
+    assert "more line(s)" not in verbose
+    short = "\n".join(learner_lines(learner, "course"))
+    assert "src/f94.txt" not in short and "94 more line(s)" in short
+
+
 def test_a_reproduction_runs_as_printed_from_another_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib.util
+import pickle
 import re
 import types
 from collections.abc import Callable, Iterator
@@ -119,7 +120,8 @@ def test_a_raised_call_names_the_call_the_type_and_the_place(
     short_limits: CallLimits, what: str, error: BaseException
 ) -> None:
     """call_target's `raised` template: the call blamed, the exception's
-    type and message are the ones raised, the place is the call's home."""
+    type and message are the ones raised, the place is the call's home (no
+    frame of the raise is in the call's course module)."""
 
     def planted(*args: Any) -> None:
         raise error
@@ -132,6 +134,47 @@ def test_a_raised_call_names_the_call_the_type_and_the_place(
     assert str(error) in lesson.observed
     name = change_for(what)
     assert place_of(lesson) == (name, HOME[name.split(".")[0]])
+
+
+_HELPER_FOLDER = {
+    "workspace.py": (
+        "class Workspace:\n"
+        "    def resolve_path(self, raw, error):\n"
+        "        raise error\n"
+    ),
+    "evaluation.py": (
+        "from workspace import Workspace\n\n\n"
+        "def _file_check(raw, error):\n"
+        "    return Workspace().resolve_path(raw, error)\n\n\n"
+        "def evaluate_run(raw, error):\n"
+        "    return [_file_check(raw, error)]\n"
+    ),
+}
+
+
+def test_a_raise_names_the_learners_helper_it_escaped_from(
+    short_limits: CallLimits, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception a Day 1-6 method raised (as it should) and the learner's
+    evaluation helper let through is placed at that helper, not at
+    evaluate_run nor the method; two exception types through the same helper
+    are one cause."""
+    for name, text in _HELPER_FOLDER.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = importlib.util.spec_from_file_location(
+        "evaluation", tmp_path / "evaluation.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    causes = set()
+    for error in (ValueError("path does not exist"), OSError("lookup broke")):
+        with pytest.raises(InvariantFailure) as raised:
+            call_target(EVALUATE, module.evaluate_run, "a.txt", error)
+        assert place_of(raised.value) == ("_file_check", "evaluation.py")
+        causes.add(raised.value.cause)
+    assert causes == {"raises:evaluate_run:_file_check"}
 
 
 def test_a_missing_name_names_itself_and_its_home(short_limits: CallLimits) -> None:
@@ -307,7 +350,7 @@ def test_a_wrong_verdict_states_the_true_and_the_observed_check() -> None:
     assert lesson.observed.startswith(f"{name}: {'PASS' if not passed else 'FAIL'}")
     assert lesson.expected.startswith(f"{name}: {'PASS' if passed else 'FAIL'}")
     assert f"the fact behind {name}: {check.fact}" in lesson.world
-    assert lesson.cause == f"check:{check.kind}"
+    assert lesson.cause == f"check:{check.kind.split(':')[0]}"
     assert place_of(lesson) == ("evaluate_run", "evaluation.py")
 
 
@@ -326,7 +369,7 @@ def test_the_right_verdict_in_wrong_words_says_which_words() -> None:
         f"the detail must start with the words {check.detail.rstrip()!r};"
         " change evaluate_run in evaluation.py"
     )
-    assert raised.value.cause == f"detail:{check.kind}"
+    assert raised.value.cause == f"detail:{check.kind.split(':')[0]}"
 
 
 def test_checks_in_the_wrong_order_are_listed_as_they_came() -> None:
@@ -506,6 +549,37 @@ def test_a_hang_on_a_big_world_shows_a_bounded_world(short_limits: CallLimits) -
     assert shown[0] == full[0]
 
 
+def test_a_wrong_verdict_on_a_big_world_shows_only_its_checks_facts() -> None:
+    """A world a second mistake kept from shrinking (97 lines) is told, for one
+    wrong check, by its final, that check's facts (every result of the same
+    tool: one may be what it depends on) and a count of the rest: a few lines,
+    none cut, as for the same mistake alone."""
+    world = EXAMPLE_WORLDS["everything at once"]
+    rows = true_rows(world)
+    checks = truth(world)
+    for index, check in enumerate(checks):
+        if not check.name.startswith(("file:src/f7.txt", "result:read_file")):
+            continue
+        wrong = list(rows)
+        name, passed, detail = wrong[index]
+        wrong[index] = (name, not passed, detail)
+        with pytest.raises(InvariantFailure) as raised, judging(world, load_target()):
+            assert_truth(report_of(wrong), checks)
+        shown = raised.value.world.splitlines()
+        assert "more line(s) of the world" not in raised.value.world
+        facts = [line for line in shown if line.startswith(("file ", "result "))]
+        subject = name.replace(":", " ", 1)
+        assert facts and all(line.startswith(subject) for line in facts), facts
+        assert any("other fact(s) of the world" in line for line in shown)
+        assert len(shown) <= (12 if name.startswith("result") else 6), shown
+        assert shown[-1].startswith(f"the fact behind {name}: ")
+        # --verbose shows the world whole: every fact, then the one behind.
+        told = raised.value.as_dict()
+        assert told["whole_world"].startswith(describe(world))
+        assert told["whole_world"].endswith(shown[-1])
+        assert pickle.loads(pickle.dumps(raised.value)).as_dict() == told
+
+
 def test_a_wrong_verdict_on_a_big_world_keeps_the_fact_behind_it() -> None:
     """The cut keeps the last lines: the fact behind the wrong check."""
     world = EXAMPLE_WORLDS["everything at once"]
@@ -535,7 +609,6 @@ def test_every_day7_name_has_one_home_and_no_other_name_has_one() -> None:
     surface the worker loads (strategies.worker.REQUIRED_NAMES): a name added
     to one list and not the other would be a lesson with no place, or a
     place for a name the suite never asks for."""
-    from strategies.fixes import HOME
     from strategies.worker import REQUIRED_NAMES
 
     assert set(HOME) == set(REQUIRED_NAMES)

@@ -235,6 +235,7 @@ def test_lessons_pickle_with_every_field() -> None:
             "invariant",
             "headline",
             "world",
+            "whole_world",
             "expected",
             "observed",
             "hint",
@@ -242,6 +243,19 @@ def test_lessons_pickle_with_every_field() -> None:
             "reproduce",
             "cause",
         }
+
+
+def test_a_long_world_is_cut_in_world_and_whole_in_whole_world() -> None:
+    """`world` keeps a long world's first and last lines; `whole_world` (what
+    --verbose shows) keeps every line, and both survive pickling."""
+    whole = "\n".join(f"file src/f{n}.txt holds exactly the text" for n in range(95))
+    lesson = InvariantFailure(world=whole, expected="e", observed="o")
+    shown = lesson.as_dict()
+    assert "more line(s) of the world, not shown" in shown["world"]
+    assert shown["whole_world"] == whole
+    assert pickle.loads(pickle.dumps(lesson)).as_dict() == shown
+    short = InvariantFailure(world="w", expected="e", observed="o").as_dict()
+    assert short["whole_world"] == ""
 
 
 def test_a_topic_must_be_one_of_the_known_ones() -> None:

@@ -128,6 +128,8 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
                             " expectation must not change another check",
                             "evaluate_run",
                         ),
+                        # The check that changed is the one whose code is wrong.
+                        cause=verdict_cause(check, None),
                     )
 
 

@@ -19,6 +19,7 @@ from strategies import (
     noise_events,
     shown_row,
     truth,
+    verdict_cause,
     world_events,
     worlds,
 )
@@ -154,4 +155,7 @@ def test_reordering_duplicating_or_adding_events_changes_nothing(
                 hint=placed(
                     "the checks come from the case, not from the events", "evaluate_run"
                 ),
+                # The check's own code depends on the order: its truth
+                # lesson's cause (a verdict that changes, never only words).
+                cause=verdict_cause(check, None),
             )

@@ -1,0 +1,131 @@
+"""The command end to end: a one-mistake folder reads as one clear lesson.
+
+Learners judged by real children, copies of the bundled evaluator
+(tests/bundled/_command_learners.py): one whose `passed` is true on an empty
+report (its `render` is right: no render lesson), one without evaluation.py
+(one line saying so, not a lesson per missing name), one whose result check
+looks only at the first event of the tool and one whose receipt lookup lets
+errors through (each one lesson, the second naming the helper it escaped
+from), and one whose Day 1-6
+`Workspace.modified_files` is still a TODO (the read-only lesson names it,
+with a world, a hint and a snippet, not a bare TypeError). Marked `children`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _command_learners import ROOT, learner_folder
+
+pytestmark = pytest.mark.children
+
+_MODIFIED = "        return tuple(sorted(self._modified))\n"
+
+
+def _cohort(parent: Path) -> None:
+    learner_folder(parent, "passes-empty", "bug:report-passes-empty")
+    learner_folder(parent, "first-of-tool", "bug:result-first-of-tool-only")
+    learner_folder(parent, "lookup-escapes", "bug:receipt-lookup-error-escapes")
+    (learner_folder(parent, "no-evaluation") / "evaluation.py").unlink()
+    todo = learner_folder(parent, "modified-files-todo") / "workspace.py"
+    source = todo.read_text(encoding="utf-8")
+    assert source.count(_MODIFIED) == 1, "Workspace.modified_files moved"
+    todo.write_text(source.replace(_MODIFIED, "        return None  # TODO\n"))
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    cohort = tmp_path_factory.mktemp("lessons")
+    _cohort(cohort)
+    out = tmp_path_factory.mktemp("reports") / "class.json"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    environment.pop("PYTHONPATH", None)
+    finished = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "day7_verify",
+            "--cohort",
+            str(cohort),
+            "--jobs",
+            "2",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    data = json.loads(out.read_text(encoding="utf-8"))
+    yield {
+        "finished": finished,
+        "text": out.read_text(encoding="utf-8"),
+        "learners": {Path(x["path"]).name: x for x in data["learners"]},
+    }
+
+
+def test_passed_true_on_an_empty_report_is_one_lesson_and_render_holds(judged):
+    """A wrong `passed` with a right `render` is report-verdict's lesson only."""
+    learner = judged["learners"]["passes-empty"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    assert learner["invariants"]["report-verdict"] == "fail"
+    assert learner["invariants"]["render-grammar"] == "pass"
+    assert [lesson["invariant"] for lesson in learner["lessons"]] == ["report-verdict"]
+
+
+def test_a_folder_without_evaluation_py_is_one_line_saying_so(judged):
+    learner = judged["learners"]["no-evaluation"]
+    assert learner["status"] == "error"
+    assert "no evaluation.py" in learner["detail"]
+    assert "\n" not in learner["detail"]
+    assert learner["lessons"] == []
+
+
+def test_a_todo_modified_files_is_a_lesson_naming_it_not_a_type_error(judged):
+    """The read-only test reads workspace.modified_files: a TODO there is a
+    substrate lesson with its world, hint and snippet."""
+    learner = judged["learners"]["modified-files-todo"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    assert learner["invariants"]["read-only"] != "pass"
+    [told] = [
+        lesson for lesson in learner["lessons"] if "read-only" in lesson["invariants"]
+    ]
+    assert told["cause"] == "substrate:Workspace.modified_files"
+    assert told["world"] and told["reproduce"]
+    assert "change Workspace.modified_files in workspace.py" in told["hint"]
+    assert not any(
+        lesson["headline"].startswith("TypeError") for lesson in learner["lessons"]
+    )
+
+
+def test_no_report_advises_a_pytest_option_the_command_does_not_take(judged):
+    assert "--hypothesis-verbosity" not in judged["text"]
+
+
+def test_a_result_check_wrong_on_many_kinds_of_fact_is_one_lesson(judged):
+    """Wrong on a repeated result, a reordered run, a real run's and another
+    fact's change: one mistake in the result check, one lesson naming all."""
+    learner = judged["learners"]["first-of-tool"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    [told] = learner["lessons"]
+    assert told["cause"] == "check:result"
+    assert {"truth", "order-insensitivity"} <= set(told["invariants"])
+    assert "more line(s) of the world" not in told["world"]
+
+
+def test_errors_escaping_one_helper_are_one_lesson_naming_it(judged):
+    """AgentError from one store, OSError from another, both through
+    _receipt_check: one lesson, whose hint says to change _receipt_check."""
+    learner = judged["learners"]["lookup-escapes"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    [told] = learner["lessons"]
+    assert told["cause"] == "raises:evaluate_run:_receipt_check"
+    assert told["hint"].endswith("change _receipt_check in evaluation.py")
