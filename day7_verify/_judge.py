@@ -239,12 +239,19 @@ def _judge(
             # directory, HOME and /tmp; it reads its copy of the folder.
             # Another learner judged at once (another uid) can do neither:
             # without a sandbox it may still find these paths by name.
-            give_to(uid, cwd, tmp, home, worlds)
+            give_to(uid, cwd, tmp, home)
             if settings.isolation == "user":
                 # In the sandbox no other learner sees them, and bwrap,
                 # still root but without capabilities, must enter the cwd.
-                for private_place in (cwd, tmp, home, worlds):
+                for private_place in (cwd, tmp, home):
                     os.chmod(private_place, 0o700)
+            # The worlds' folder stays the judge's, passable by this worker's
+            # group only: the worker owns the trees inside, never the folders
+            # holding them, so it cannot swap a tree for a link
+            # (strategies.remote.give_to_worker).
+            if os.geteuid() == 0:
+                os.chown(worlds, 0, uid, follow_symlinks=False)
+                os.chmod(worlds, 0o710)
             _share_with_group(uid, scratch / "folder")
             os.chmod(scratch, 0o711)
             os.chmod(workroot, 0o711)
