@@ -39,6 +39,7 @@ from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
 from day7_verify._sandbox import ISOLATIONS, NOBODY, give_to, worker_settings, wrap
 from day7_verify._score import scored
+from day7_verify._space import DEFAULT_SPACE, bounded, why_unbounded
 from day7_verify._supervise import Finished, run_bounded
 from day7_verify._uids import Uids
 from day7_verify._unicode import give_tables
@@ -96,6 +97,9 @@ class Settings:
     isolation: str = "process"
     #: Processes one learner's suite is split across (strategies/parts.py).
     parts: int = 1
+    #: Bytes a learner may write in its scratch, on a tmpfs of its own
+    #: (day7_verify._space); None where that cannot be done.
+    space: int | None = DEFAULT_SPACE
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -116,6 +120,10 @@ class Settings:
             )
         if not 1 <= self.parts <= 8:
             raise ValueError(f"parts must be between 1 and 8, got {self.parts}")
+        if self.space is not None and self.space < 64 << 20:
+            raise ValueError(
+                f"a scratch below 64 MiB cannot hold a learner's worlds: {self.space}"
+            )
         if self.max_output < 1024:
             raise ValueError(
                 f"an output limit must be at least 1 KiB, got {self.max_output}"
@@ -129,6 +137,8 @@ class Settings:
             "memory_mib": self.memory >> 20,
             "max_output_bytes": self.max_output,
             "isolation": self.isolation,
+            # null: the scratch is shared, bounded per file only.
+            "scratch_mib": None if self.space is None else self.space >> 20,
         }
 
 
@@ -273,9 +283,28 @@ def _judge(
                 "TMPDIR": "/tmp" if settings.isolation == "sandbox" else str(tmp),
             },
         )
+        argv = [
+            sys.executable,
+            "-S",
+            "-s",
+            "-B",
+            str(scratch / "bundle" / CHILD_SCRIPT),
+        ]
+        if settings.space is not None and why_unbounded() is None:
+            # Everything the learner may write on one tmpfs of its own: its
+            # full disk is its own failure, never a classmate's.
+            space = scratch / "space"
+            space.mkdir()
+            argv = bounded(
+                argv,
+                size=settings.space,
+                space=space,
+                places=[cwd, tmp, home, worlds],
+                cwd=cwd,
+            )
         wrapped = wrap(
             "process",
-            [sys.executable, "-S", "-s", "-B", str(scratch / "bundle" / CHILD_SCRIPT)],
+            argv,
             scratch=scratch,
             cpu_seconds=cpu_seconds,
             cwd=cwd,

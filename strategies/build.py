@@ -742,8 +742,6 @@ def _on_disk(built: Built, parts: Sequence[str]) -> bytes | str | None:
     try:
         with safefs.opened(built.tree, (built.root.name, *parts[:-1])) as folder:
             return safefs.read_regular(folder, parts[-1])
-    except FileNotFoundError:
-        return None
     except safefs.Unexpected as error:
         return str(error)
 

@@ -88,11 +88,9 @@ def kind_at(dir_fd: int, name: str) -> str | None:
 def _open_dir(name: str, dir_fd: int | None) -> int:
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
-    except OSError as error:
-        if isinstance(error, FileNotFoundError):
-            raise
+    except OSError:
         found = kind_at(dir_fd, name) if dir_fd is not None else None
-        raise Unexpected(name, found or "unreachable", "a directory") from None
+        raise Unexpected(name, found or "missing", "a directory") from None
 
 
 @contextlib.contextmanager
