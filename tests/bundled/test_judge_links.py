@@ -320,3 +320,30 @@ def test_a_directory_chain_stops_at_a_link() -> None:
         with pytest.raises(safefs.Unexpected):
             with safefs.opened(Path(tree) / "a" / "b"):
                 pass
+
+
+def test_the_childs_watch_never_follows_a_folder_swapped_for_a_link(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The child's record of the cwd, HOME and the learner's folder: a folder
+    swapped for a link to a folder outside once it was listed is recorded as
+    the link, and nothing outside is listed or read."""
+    from day7_verify import _child
+
+    real_scandir = os.scandir
+    with outside() as out, tempfile.TemporaryDirectory() as watched:
+        (Path(watched) / "sub").mkdir()
+
+        def racing_scandir(path: Any = ".") -> Any:
+            listed = list(real_scandir(path))
+            sub = Path(watched) / "sub"
+            if not sub.is_symlink():
+                sub.rename(Path(watched) / "moved")
+                sub.symlink_to(out.folder)
+            return iter(listed)
+
+        monkeypatch.setattr(os, "scandir", racing_scandir)
+        state = _child._tree_state(Path(watched), True)
+        monkeypatch.undo()
+    assert not any("secret" in name for name in state), state
+    assert SECRET not in repr(state).encode()
