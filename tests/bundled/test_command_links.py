@@ -4,8 +4,10 @@ The learner is the bundled evaluator whose ReceiptStore.put, after writing
 its line, turns the log it wrote into a symlink to a file outside (a root-only
 secret, or a `.pth` file that does not exist yet), and starts a daemon thread
 that keeps doing so to every log and to the judge's scratch directory beside
-them, racing the judge. The judge (root) must follow none of them: nothing
-outside changes, the secret's bytes reach no report, and the verdict is no pass.
+them, racing the judge; it also tries to move the folder holding each world's
+tree and leave a link in its place. The judge (root) must follow none of
+them: nothing outside changes, the secret's bytes reach no report, and the
+verdict is no pass.
 """
 
 from __future__ import annotations
@@ -61,6 +63,13 @@ def _daemon():
             for path in list(_LOGS)[-4:]:  # the worlds being built now
                 number += 1
                 tree = _os.path.dirname(_os.path.dirname(path))
+                top = _os.path.dirname(tree)
+                try:  # the folder holding the tree: the judge's, not to be moved
+                    if not _os.path.islink(top):
+                        _os.rename(top, f"{{top}}-{{number}}")
+                        _os.symlink(_TARGETS[2], top)
+                except OSError:
+                    pass
                 scratch = _os.path.join(tree, "_scratch")
                 try:
                     if not _os.path.islink(scratch):
