@@ -163,3 +163,62 @@ def test_links_left_by_learner_code_change_nothing_outside(tmp_path: Path) -> No
     (learner,) = json.loads(said)["learners"]
     assert learner["status"] != "pass"
     assert finished.returncode != 0
+
+
+#: Planted at the top of evaluate_run: try to write in the worlds' folder and
+#: to move the folder holding this world's tree (put back if it moved), then
+#: raise saying how each went.
+_MOVES = (
+    "    import os as _os\n"
+    "    _said = {}\n"
+    "    _worlds = _os.environ.get('DAY7_SCRATCH', '')\n"
+    "    try:\n"
+    "        open(_os.path.join(_worlds, 'planted'), 'w').close()\n"
+    "        _said['write-worlds'] = 'done'\n"
+    "    except OSError as _e:\n"
+    "        _said['write-worlds'] = type(_e).__name__\n"
+    "    _path = str(getattr(receipts, 'path', None) or '')\n"
+    "    while _path and _os.path.dirname(_path) not in (_worlds, _path):\n"
+    "        _path = _os.path.dirname(_path)\n"
+    "    if _path and _os.path.dirname(_path) == _worlds:\n"
+    "        try:\n"
+    "            _os.rename(_path, _path + '-moved')\n"
+    "            _os.rename(_path + '-moved', _path)\n"
+    "            _said['move-tree-folder'] = 'done'\n"
+    "        except OSError as _e:\n"
+    "            _said['move-tree-folder'] = type(_e).__name__\n"
+    "    raise RuntimeError(f'ATTEMPTS {sorted(_said.items())}')\n"
+)
+
+_BODY = (
+    '    """Check ``run`` against ``case``: final, files, results, receipts,'
+    ' in order."""\n'
+)
+
+
+def test_the_folders_holding_the_trees_are_not_the_workers(tmp_path: Path) -> None:
+    """The worker owns its worlds' trees, never the folders holding them: it
+    can neither write in the worlds' folder nor move a tree's folder (and
+    leave a link in its place)."""
+    folder = learner_folder(tmp_path, "moves")
+    module = folder / "evaluation.py"
+    source = module.read_text(encoding="utf-8")
+    assert source.count(_BODY) == 1, "evaluate_run's docstring moved"
+    module.write_text(source.replace(_BODY, _BODY + _MOVES), encoding="utf-8")
+    report = tmp_path / "report.json"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    environment.pop("PYTHONPATH", None)
+    finished = subprocess.run(
+        [sys.executable, "-m", "day7_verify", str(folder), "--isolation", "sandbox"]
+        + ["--timeout", "150", "--json", str(report)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert report.exists(), finished.stderr
+    said = report.read_text(encoding="utf-8")
+    assert "ATTEMPTS" in said and "move-tree-folder" in said, said[:2000]
+    assert "('move-tree-folder', 'PermissionError')" in said
+    assert "('write-worlds', 'PermissionError')" in said
+    assert "'done')" not in said
