@@ -403,29 +403,35 @@ def _memory_error_in(error: BaseException | None) -> bool:
 
 
 def _tree_state(folder: Path, contents: bool) -> dict[str, tuple[Any, ...]]:
-    """Every entry under `folder` (but .hypothesis at its top): what it is and holds."""
+    """Every entry under `folder` (but .hypothesis at its top): what it is and holds.
+
+    Walked through directory descriptors (os.fwalk re-checks each directory
+    it opens against what it listed): a folder learner code swaps for a link
+    while it is read is never followed out of `folder`.
+    """
     state: dict[str, tuple[Any, ...]] = {}
-    pending = [(str(folder), "")]
-    while pending:
-        here, prefix = pending.pop()
-        try:
-            entries = list(os.scandir(here))
-        except OSError:
-            continue
-        for entry in entries:
-            if not prefix and entry.name in _JUDGE_OWNED:
-                continue
-            relative = prefix + entry.name
-            try:
-                if entry.is_symlink():
-                    state[relative] = ("link", os.readlink(entry.path))
-                elif entry.is_dir(follow_symlinks=False):
-                    state[relative] = ("folder",)
-                    pending.append((entry.path, relative + "/"))
-                else:
-                    info = entry.stat(follow_symlinks=False)
-                    if contents and info.st_size <= _WHOLE_FILE and entry.is_file():
-                        state[relative] = ("file", _small_file(entry.path))
+    try:
+        for here, folders, files, dir_fd in os.fwalk(folder, follow_symlinks=False):
+            relative_here = os.path.relpath(here, folder)
+            prefix = "" if relative_here == "." else relative_here + "/"
+            if not prefix:
+                folders[:] = [name for name in folders if name not in _JUDGE_OWNED]
+            for name in (*folders, *files):
+                if not prefix and name in _JUDGE_OWNED:
+                    continue
+                relative = prefix + name
+                try:
+                    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                    if stat.S_ISLNK(info.st_mode):
+                        state[relative] = ("link", os.readlink(name, dir_fd=dir_fd))
+                    elif stat.S_ISDIR(info.st_mode):
+                        state[relative] = ("folder",)
+                    elif (
+                        contents
+                        and info.st_size <= _WHOLE_FILE
+                        and stat.S_ISREG(info.st_mode)
+                    ):
+                        state[relative] = ("file", _small_file(name, dir_fd))
                     else:
                         state[relative] = (
                             "file",
@@ -433,15 +439,17 @@ def _tree_state(folder: Path, contents: bool) -> dict[str, tuple[Any, ...]]:
                             info.st_mtime_ns,
                             info.st_ino,
                         )
-            except OSError:
-                state[relative] = ("unreadable",)
+                except OSError:
+                    state[relative] = ("unreadable",)
+    except OSError:  # the folder itself gone, or swapped for a link
+        pass
     return state
 
 
-def _small_file(path: str) -> bytes:
+def _small_file(name: str, dir_fd: int) -> bytes:
     # Never blocks: a FIFO swapped in after the check is not read.
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags)
+    fd = os.open(name, flags, dir_fd=dir_fd)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return b"(not a regular file)"

@@ -56,6 +56,7 @@ from day7_verify._report import (
 from day7_verify._safe import terminal_text
 from day7_verify._sandbox import ISOLATIONS, detect, unavailable
 from day7_verify._shard import merge, parse_shard, select
+from day7_verify._space import DEFAULT_SPACE, why_unbounded
 from day7_verify._text import class_lines, learner_lines, verdict_line
 from day7_verify._uids import UidError
 from strategies.target import LEVELS
@@ -212,6 +213,14 @@ def _judge_parser() -> _Parser:
         "--scratch",
         metavar="DIR",
         help="where scratch directories go (default /dev/shm when roomy, else TMPDIR)",
+    )
+    parser.add_argument(
+        "--scratch-size",
+        type=_size,
+        default=DEFAULT_SPACE,
+        metavar="SIZE",
+        help="bytes each learner may write in its scratch, on a tmpfs of its own"
+        f" (as root on Linux), e.g. 512M (default {DEFAULT_SPACE >> 30}G)",
     )
     parser.add_argument(
         "--verbose",
@@ -428,8 +437,18 @@ def _judge(argv: Sequence[str]) -> int:
         if why is not None:
             _usage_error(f"--isolation {isolation} is not available here: {why}")
     jobs = options.jobs or default_jobs()
+    space: int | None = options.scratch_size
+    unbounded = why_unbounded()
+    if unbounded is not None:
+        space = None
+        print(
+            f"{PROG}: scratch not bounded per learner: {unbounded}",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         settings = Settings(
+            space=space,
             parts=parts_per_learner(jobs, len(learners)),
             isolation=isolation,
             level=options.level,

@@ -40,6 +40,7 @@ from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
 from day7_verify._sandbox import ISOLATIONS, NOBODY, give_to, worker_settings, wrap
 from day7_verify._score import scored
+from day7_verify._space import DEFAULT_SPACE, bounded, why_unbounded
 from day7_verify._supervise import Finished, run_bounded
 from day7_verify._uids import Uids
 from day7_verify._unicode import give_tables
@@ -101,6 +102,9 @@ class Settings:
     isolation: str = "process"
     #: Processes one learner's suite is split across (strategies/parts.py).
     parts: int = 1
+    #: Bytes a learner may write in its scratch, on a tmpfs of its own
+    #: (day7_verify._space); None where that cannot be done.
+    space: int | None = DEFAULT_SPACE
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -121,6 +125,10 @@ class Settings:
             )
         if not 1 <= self.parts <= 8:
             raise ValueError(f"parts must be between 1 and 8, got {self.parts}")
+        if self.space is not None and self.space < 64 << 20:
+            raise ValueError(
+                f"a scratch below 64 MiB cannot hold a learner's worlds: {self.space}"
+            )
         if self.max_output < 1024:
             raise ValueError(
                 f"an output limit must be at least 1 KiB, got {self.max_output}"
@@ -134,6 +142,8 @@ class Settings:
             "memory_mib": self.memory >> 20,
             "max_output_bytes": self.max_output,
             "isolation": self.isolation,
+            # null: the scratch is shared, bounded per file only.
+            "scratch_mib": None if self.space is None else self.space >> 20,
         }
 
 
@@ -244,12 +254,19 @@ def _judge(
             # directory, HOME and /tmp; it reads its copy of the folder.
             # Another learner judged at once (another uid) can do neither:
             # without a sandbox it may still find these paths by name.
-            give_to(uid, cwd, tmp, home, worlds)
+            give_to(uid, cwd, tmp, home)
             if settings.isolation == "user":
                 # In the sandbox no other learner sees them, and bwrap,
                 # still root but without capabilities, must enter the cwd.
-                for private_place in (cwd, tmp, home, worlds):
+                for private_place in (cwd, tmp, home):
                     os.chmod(private_place, 0o700)
+            # The worlds' folder stays the judge's, passable by this worker's
+            # group only: the worker owns the trees inside, never the folders
+            # holding them, so it cannot swap a tree for a link
+            # (strategies.remote.give_to_worker).
+            if os.geteuid() == 0:
+                os.chown(worlds, 0, uid, follow_symlinks=False)
+                os.chmod(worlds, 0o710)
             _share_with_group(uid, scratch / "folder")
             os.chmod(scratch, 0o711)
             os.chmod(workroot, 0o711)
@@ -271,9 +288,28 @@ def _judge(
                 "TMPDIR": "/tmp" if settings.isolation == "sandbox" else str(tmp),
             },
         )
+        argv = [
+            sys.executable,
+            "-S",
+            "-s",
+            "-B",
+            str(scratch / "bundle" / CHILD_SCRIPT),
+        ]
+        if settings.space is not None and why_unbounded() is None:
+            # Everything the learner may write on one tmpfs of its own: its
+            # full disk is its own failure, never a classmate's.
+            space = scratch / "space"
+            space.mkdir()
+            argv = bounded(
+                argv,
+                size=settings.space,
+                space=space,
+                places=[cwd, tmp, home, worlds],
+                cwd=cwd,
+            )
         wrapped = wrap(
             "process",
-            [sys.executable, "-S", "-s", "-B", str(scratch / "bundle" / CHILD_SCRIPT)],
+            argv,
             scratch=scratch,
             cpu_seconds=cpu_seconds,
             cwd=cwd,

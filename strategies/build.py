@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from strategies import remote
+from strategies import remote, safefs
 from strategies.files import ROOT_BYTES, SPARSE_SIZES, place_file
 from strategies.finals import final_text
 from strategies.fixes import change_for, placed
@@ -100,6 +100,9 @@ class Built:
     secrets: list[Path] = field(default_factory=list)  # outside the root
     model: ScriptedModel | None = None  # a real run's model
     outcome: Outcome | None = None  # a real run's replayed plan
+    #: Where the log really is, as names under `tree`, past the judge's own
+    #: links: the judge reaches it so, never through a link (strategies.safefs).
+    log_at: tuple[str, ...] = ()
 
     @property
     def args(self) -> tuple[Any, Any, Any, Any]:
@@ -329,15 +332,25 @@ def _raising_get(target: Any, name: str) -> Callable[[str], Any]:
     return get
 
 
-def _line(target: Any, stored: Stored, scratch: Path) -> bytes:
-    """The log line the target's own store writes for one receipt."""
-    scratch.mkdir()
+_SCRATCH = "_scratch"
+_SCRATCH_LOG = "scratch.jsonl"
+
+
+def _line(target: Any, stored: Stored, tree: Path) -> bytes:
+    """The log line the target's own store writes for one receipt, in a
+    directory of its own under `tree`, read back without following links."""
+    with safefs.opened(tree) as tree_fd:
+        safefs.remove_tree(tree_fd, _SCRATCH)
+        safefs.make_dir(tree_fd, _SCRATCH)
+    scratch = tree / _SCRATCH
     remote.give_to_worker(scratch)
     try:
-        log = scratch / "scratch.jsonl"
+        log = scratch / _SCRATCH_LOG
         store = call_target("ReceiptStore(path)", target.ReceiptStore, log)
         call_target("ReceiptStore.put(receipt)", store.put, _receipt(target, stored))
-        if not log.exists():
+        with safefs.opened(tree, (_SCRATCH,)) as scratch_fd:
+            line = safefs.read_regular(scratch_fd, _SCRATCH_LOG)
+        if line is None:
             raise InvariantFailure(
                 world="",
                 expected="ReceiptStore(path).put(receipt) to append a line to the log",
@@ -348,9 +361,28 @@ def _line(target: Any, stored: Stored, scratch: Path) -> bytes:
                 ),
                 cause="substrate:ReceiptStore.put",
             )
-        return log.read_bytes()
+        return line
+    except safefs.Unexpected as error:
+        raise _swapped(error, "the scratch log ReceiptStore.put wrote") from None
     finally:
-        shutil.rmtree(scratch)
+        with safefs.opened(tree) as tree_fd:
+            safefs.remove_tree(tree_fd, _SCRATCH)
+
+
+def _swapped(error: safefs.Unexpected, what: str) -> InvariantFailure:
+    """The lesson for a judge's path that learner code made something else."""
+    return InvariantFailure(
+        world="",
+        expected=f"{what} to stay what the judge left there",
+        observed=f"learner code replaced it: {error}",
+        hint=placed(
+            "the judge never follows a link: code that turns the log or the"
+            " world's files into links, FIFOs or directories (in any thread,"
+            " at any time) fails the world; write the log with plain appends",
+            "ReceiptStore.put",
+        ),
+        cause="substrate:ReceiptStore.put",
+    )
 
 
 @functools.cache
@@ -368,25 +400,28 @@ def _assets() -> tuple[Path, Path]:
     return million, long_line
 
 
-def _replace_log(kind: str, path: Path, built: Built) -> None:
-    """Put what a log kind stands there instead of the log file."""
-    path.unlink(missing_ok=True)
+def _replace_log(kind: str, log_fd: int, built: Built) -> None:
+    """Put what a log kind stands there instead of the log file (in the log's
+    directory, `log_fd`)."""
+    assert built.log_path is not None
+    path = built.log_path
+    name = path.name
+    safefs.remove(log_fd, name)
     if kind == "directory":
-        path.mkdir()
+        safefs.make_dir(log_fd, name)
     elif kind == "fifo":
-        os.mkfifo(path)
+        safefs.make_fifo(log_fd, name)
         built.fifos.append(path)
     elif kind == "symlink_to_fifo":
-        fifo = path.with_name("pipe")
-        os.mkfifo(fifo)
-        built.fifos.append(fifo)
-        os.symlink(fifo.name, path)
+        safefs.make_fifo(log_fd, "pipe")
+        built.fifos.append(path.with_name("pipe"))
+        safefs.make_symlink(log_fd, "pipe", name)
     elif kind == "sparse":
-        with open(path, "wb") as handle:
-            handle.truncate(SPARSE_SIZES[-1])  # one line of 4 GiB NUL bytes
+        # One line of 4 GiB NUL bytes.
+        safefs.create_sparse(log_fd, name, SPARSE_SIZES[-1])
     elif kind in ("million_lines", "long_line"):
         million, long_line = _assets()
-        os.link(million if kind == "million_lines" else long_line, path)
+        safefs.link_in(million if kind == "million_lines" else long_line, log_fd, name)
     elif kind == "unreadable":
         # The store keeps its valid log; only the path it is asked to reload
         # is too long to exist, so loading raises OSError (ENAMETOOLONG).
@@ -418,14 +453,9 @@ def _store_steps(
     else:
         if log.location == "inside":
             built.log_path = built.root / LOG_NAME
+            built.log_at = (built.root.name, LOG_NAME)
         else:
-            (built.tree / "logs-real").mkdir()
-            if log.location == "linked":  # the log's directory is a symlink
-                (built.tree / "logs").symlink_to("logs-real")
-            else:
-                (built.tree / "logs-real").rename(built.tree / "logs")
-            remote.give_to_worker(built.tree / "logs-real")
-            remote.give_to_worker(built.tree / "logs")
+            _log_directory(built, linked=log.location == "linked")
             built.log_path = built.tree / "logs" / LOG_NAME
         steps.append(Step("ReceiptStore(path)", target.ReceiptStore, (built.log_path,)))
     store = Ref(len(steps) - 1)
@@ -441,16 +471,54 @@ def _store_steps(
     return store, receipts
 
 
+def _log_directory(built: Built, *, linked: bool) -> None:
+    """The log's directory beside the root (`logs`, or `logs` a symlink to
+    `logs-real`), laid out through the tree's descriptor: the tree is the
+    worker's already."""
+    real = "logs-real" if linked else "logs"
+    try:
+        with safefs.opened(built.tree) as tree_fd:
+            safefs.make_dir(tree_fd, real)
+            if linked:  # the log's directory is a symlink
+                safefs.make_symlink(tree_fd, real, "logs")
+    except safefs.Unexpected as error:
+        raise _swapped(error, "the log's directory") from None
+    remote.give_to_worker(built.tree / real)
+    if linked:
+        remote.give_to_worker(built.tree / "logs")
+    built.log_at = (real, LOG_NAME)
+
+
 def _finish_log(
     world: World, target: Any, built: Built, receipts: Sequence[Stored]
 ) -> None:
     """Check the log the puts wrote, then append, damage or replace it as the
-    world says; nothing to do for a store in memory or a real run's."""
+    world says; nothing to do for a store in memory or a real run's.
+
+    Learner code ran just before (and may run still): the log is reached
+    through the tree's descriptor and never followed; a log that is no longer
+    the file the store wrote fails the world as a lesson.
+    """
     log = world.log
     if built.log_path is None or world.plan is not None or log.store == "missing":
         return
-    path = built.log_path
-    written = path.read_bytes() if path.is_file() else b""
+    try:
+        with safefs.opened(built.tree, built.log_at[:-1]) as log_fd:
+            _finish_log_in(world, target, built, receipts, log_fd)
+    except safefs.Unexpected as error:
+        raise _swapped(error, "the log ReceiptStore.put wrote") from None
+
+
+def _finish_log_in(
+    world: World,
+    target: Any,
+    built: Built,
+    receipts: Sequence[Stored],
+    log_fd: int,
+) -> None:
+    log = world.log
+    name = built.log_at[-1]
+    written = safefs.read_regular(log_fd, name) or b""
     if len(written.splitlines()) != len(receipts):
         # Name the method and its module: the learner's Day 1-6 code in
         # receipts.py is what to open, not the evaluator.
@@ -470,21 +538,22 @@ def _finish_log(
         )
     for fact in world.receipts:
         if stored_as(fact, log) == "appended":
-            line = _line(target, stored_receipt(fact), built.tree / "_scratch")
-            with path.open("ab") as output:
-                output.write(line)
+            line = _line(target, stored_receipt(fact), built.tree)
+            safefs.append(log_fd, name, line)
     kind = LOG_KINDS[log.kind]
     if kind.replace:
-        _replace_log(kind.replace, path, built)
+        _replace_log(kind.replace, log_fd, built)
     elif kind.damage is not None:
         # No receipt was put: the log is created by the damage itself.
-        data = path.read_bytes() if path.exists() else b""
+        data = safefs.read_regular(log_fd, name) or b""
         conflict = b""
         if log.kind == "conflict":
             lines = data.splitlines(keepends=True)
             call_id = call_id_of(lines[log.line % len(lines)])
-            conflict = _line(target, _conflicting(call_id), built.tree / "_scratch")
-        path.write_bytes(tamper(data, log.kind, log.line, log.variant, conflict))
+            conflict = _line(target, _conflicting(call_id), built.tree)
+        safefs.replace(
+            log_fd, name, tamper(data, log.kind, log.line, log.variant, conflict)
+        )
 
 
 # --- real runs --------------------------------------------------------------------
@@ -651,10 +720,7 @@ def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
             f" instead of {list(outcome.approvals)}"
         )
     for fact in world.files:
-        on_disk = built.root.joinpath(*fact.parts)
-        if fact.kind == "exact" and (
-            not on_disk.is_file() or on_disk.read_bytes() != fact.text.encode()
-        ):
+        if fact.kind == "exact" and _on_disk(built, fact.parts) != fact.text.encode():
             problems.append(f"{fact.path} does not hold {fact.text!r} after the run")
     if problems:
         raise InvariantFailure(
@@ -668,6 +734,16 @@ def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
             ),
             cause="substrate:run_agent",
         )
+
+
+def _on_disk(built: Built, parts: Sequence[str]) -> bytes | str | None:
+    """A file of the root after a run, read without following links: its
+    bytes, None if missing, or what stands there instead of a file."""
+    try:
+        with safefs.opened(built.tree, (built.root.name, *parts[:-1])) as folder:
+            return safefs.read_regular(folder, parts[-1])
+    except safefs.Unexpected as error:
+        return str(error)
 
 
 # --- the whole world ---------------------------------------------------------------
@@ -837,8 +913,9 @@ def materialise(
     """
     directory = os.getcwd()
     try:
+        # The directory holding the tree stays the judge's (the worker can
+        # pass it, not change it): the tree can never be swapped for a link.
         with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as tree:
-            remote.give_to_worker(Path(tree))
             yield build_in(world, target, Path(tree) / "w", events=events)
     finally:
         os.chdir(directory)

@@ -34,6 +34,7 @@ import re
 import resource
 import select
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from strategies import bounds
+from strategies import bounds, safefs
 
 __all__ = [
     "MAX_LINE",
@@ -544,26 +545,41 @@ def _signal_name(number: int) -> str:
 def give_to_worker(path: Path) -> None:
     """Make the worker's uid the owner of `path` and all under it, where the
     worker runs as another user than the judge (DAY7_WORKER's `owner`): the
-    target writes its logs and edits its files in the trees the judge built."""
+    target writes its logs and edits its files in the trees the judge built.
+
+    `path`'s parent must be the judge's (a world's tree, or the directory
+    holding it): `path` is reached from it without following a link, and
+    nothing under it is followed either (strategies.safefs), since learner
+    code may have had a go at it already. The ancestors inside the worlds'
+    directory stay the judge's: they are only made passable to the worker's
+    group, so the worker can never swap a tree for a link.
+    """
     owner = _settings().get("owner")
     if owner is None or not os.path.lexists(path):
         return
-    # Its ancestors inside the worlds' directory too: a test's own fresh
-    # directory (mode 0700) must be passable.
+    # A test's own fresh directory (mode 0700) must be passable.
     worlds = os.environ.get("DAY7_SCRATCH")
     if worlds:
         top = Path(worlds).resolve()
-        for parent in Path(path).resolve().parents:
+        for parent in Path(path).parent.resolve(strict=False).joinpath("x").parents:
             if parent == top or top not in parent.parents:
                 break
-            os.chown(parent, owner, owner, follow_symlinks=False)
-    os.chown(path, owner, owner, follow_symlinks=False)
-    for folder, folders, files in os.walk(path):
-        for name in folders + files:
-            with contextlib.suppress(OSError):
-                os.chown(
-                    os.path.join(folder, name), owner, owner, follow_symlinks=False
-                )
+            _passable(parent, owner)
+    with safefs.opened(path.parent) as parent_fd:
+        safefs.chown_tree(parent_fd, path.name, owner, owner)
+
+
+def _passable(directory: Path, group: int) -> None:
+    """The judge's `directory`, traversable (not listable) by `group`."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.geteuid():
+            return  # not the judge's: leave it as it is
+        os.fchown(fd, -1, group)
+        os.fchmod(fd, (stat.S_IMODE(info.st_mode) & 0o700) | 0o010)
+    finally:
+        os.close(fd)
 
 
 @functools.cache

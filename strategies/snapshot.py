@@ -82,13 +82,26 @@ def _entry(name: str, dir_fd: int | None) -> Entry:
         return (kind, stat.S_IMODE(mode), changed, info.st_rdev)
     if info.st_size > _WHOLE_LIMIT:
         return ("large file", stat.S_IMODE(mode), changed, info.st_size, info.st_blocks)
-    chunks = []
-    handle = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+    # Learner code may still be running: what is opened must be the file
+    # just stat'ed (never a link, FIFO or device swapped in since), and no
+    # more than the limit is read, however fast it grows.
     try:
-        while chunk := os.read(handle, 1 << 20):
+        handle = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+    except OSError as error:
+        return ("swapped while read", error.errno)
+    try:
+        opened = os.fstat(handle)
+        if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino):
+            return ("swapped while read", stat.S_IFMT(opened.st_mode))
+        chunks = []
+        size = 0
+        while size <= _WHOLE_LIMIT and (chunk := os.read(handle, 1 << 20)):
             chunks.append(chunk)
+            size += len(chunk)
     finally:
         os.close(handle)
+    if size > _WHOLE_LIMIT:
+        return ("grew while read", stat.S_IMODE(mode), changed, size)
     return ("file", stat.S_IMODE(mode), changed, b"".join(chunks))
 
 

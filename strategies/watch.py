@@ -156,13 +156,18 @@ def _settle_runaways() -> None:
         _runaways.pop().join(RUNAWAY_SECONDS)
 
 
+#: A FIFO the judge made is opened to unblock its reader, never a link
+#: learner code left in its place.
+_UNBLOCK_FLAGS = os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def _unblock(worker: threading.Thread, fifos: list[Path]) -> None:
     deadline = time.monotonic() + 2.0
     while worker.is_alive() and time.monotonic() < deadline:
         for fifo in fifos:
             try:
                 # Succeeds only while a reader waits; closing gives it EOF.
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                os.close(os.open(fifo, _UNBLOCK_FLAGS))
             except OSError:
                 pass
         worker.join(0.05)

@@ -1,0 +1,260 @@
+"""The judge's hands in places learner code could write: never following a link.
+
+The worlds' trees are given to the worker (strategies.remote.give_to_worker),
+and learner code runs between the judge's steps, maybe still running in a
+background thread or process while the judge works. The judge often runs as
+root. So every file or directory the judge touches in such a tree is reached
+from a directory descriptor it holds, one component at a time with
+O_NOFOLLOW, and must be what the judge expects: a regular file with one link,
+a directory. Anything else raises `Unexpected`, which the caller turns into
+the lesson of the invariant it was checking, never following it.
+
+Writes never open an existing file for writing: a fresh name is created with
+O_EXCL in the directory and renamed over the old one (a rename replaces a
+link, never what it points to). Appending is reading, then replacing.
+
+This module stands on its own (only the standard library), so it moves with
+the judge wherever the judge lives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import stat
+from collections.abc import Iterator, Sequence
+
+__all__ = [
+    "LIMIT",
+    "Unexpected",
+    "append",
+    "chown_tree",
+    "create_sparse",
+    "kind_at",
+    "link_in",
+    "make_dir",
+    "make_fifo",
+    "make_symlink",
+    "opened",
+    "read_regular",
+    "remove",
+    "remove_tree",
+    "rename",
+    "replace",
+]
+
+#: The most bytes read back from a file learner code could write.
+LIMIT = 64 << 20
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+_KINDS = {
+    stat.S_IFREG: "a regular file",
+    stat.S_IFDIR: "a directory",
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
+
+
+class Unexpected(Exception):
+    """A path the judge touches is not what the judge left there."""
+
+    def __init__(self, name: str, found: str, wanted: str) -> None:
+        self.name = name
+        self.found = found
+        self.wanted = wanted
+        super().__init__(f"{name} is {found}, not {wanted} (not followed)")
+
+
+def _kind(mode: int) -> str:
+    return _KINDS.get(stat.S_IFMT(mode), "a special file")
+
+
+def kind_at(dir_fd: int, name: str) -> str | None:
+    """What `name` in the directory is (never followed); None if missing."""
+    try:
+        return _kind(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return None
+
+
+def _open_dir(name: str, dir_fd: int | None) -> int:
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    except OSError:
+        found = kind_at(dir_fd, name) if dir_fd is not None else None
+        raise Unexpected(name, found or "missing", "a directory") from None
+
+
+@contextlib.contextmanager
+def opened(top: str | os.PathLike[str], parts: Sequence[str] = ()) -> Iterator[int]:
+    """A descriptor of the directory `top`/`parts`, closed afterwards.
+
+    `top` is a path the judge owns the parent of (a world's tree); its last
+    component and every one of `parts` are opened without following links.
+    """
+    fd = _open_dir(os.fspath(top), None)
+    try:
+        for part in parts:
+            inner = _open_dir(part, fd)
+            os.close(fd)
+            fd = inner
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def read_regular(dir_fd: int, name: str, limit: int = LIMIT) -> bytes | None:
+    """The bytes of regular file `name` (one link only); None if it is missing.
+
+    Raises Unexpected for anything else (a link, a FIFO, a directory, a hard
+    link to a file elsewhere) or a file larger than `limit`. Opened with
+    O_NONBLOCK, so a FIFO swapped in after any check is never waited on.
+    """
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        raise Unexpected(
+            name, kind_at(dir_fd, name) or "gone", "a regular file"
+        ) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Unexpected(name, _kind(info.st_mode), "a regular file")
+        if info.st_nlink != 1:
+            raise Unexpected(
+                name, f"a file with {info.st_nlink} hard links", "a file of its own"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise Unexpected(name, f"larger than {limit} bytes", "a log of that size")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _fresh(dir_fd: int, mode: int) -> tuple[str, int]:
+    """A new, empty file of a name nobody chose, and its descriptor."""
+    name = f".day7-{secrets.token_hex(8)}"
+    return name, os.open(name, _NEW_FLAGS, mode, dir_fd=dir_fd)
+
+
+def replace(dir_fd: int, name: str, data: bytes, mode: int = 0o644) -> None:
+    """Make `name` a new regular file holding `data` (what stood there is unlinked
+    by the rename, a link included, and never written through)."""
+    fresh, fd = _fresh(dir_fd, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    rename(dir_fd, fresh, name, expected="a regular file")
+
+
+def append(dir_fd: int, name: str, data: bytes, limit: int = LIMIT) -> None:
+    """`name`'s bytes (none if missing), then `data`, as a new file in its place."""
+    replace(dir_fd, name, (read_regular(dir_fd, name, limit) or b"") + data)
+
+
+def rename(
+    dir_fd: int, old: str, new: str, *, expected: str = "a directory entry"
+) -> None:
+    """Rename within one directory; a directory in the way is Unexpected."""
+    try:
+        os.replace(old, new, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(old, dir_fd=dir_fd)
+        raise Unexpected(new, kind_at(dir_fd, new) or "gone", expected) from None
+
+
+def create_sparse(dir_fd: int, name: str, size: int) -> None:
+    """A new file `name` of `size` bytes, all holes."""
+    fresh, fd = _fresh(dir_fd, 0o644)
+    try:
+        os.ftruncate(fd, size)
+    finally:
+        os.close(fd)
+    rename(dir_fd, fresh, name, expected="a regular file")
+
+
+def remove(dir_fd: int, name: str) -> None:
+    """Remove `name` if it is there and not a directory (a link is removed itself)."""
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        raise Unexpected(name, kind_at(dir_fd, name) or "gone", "a file") from None
+
+
+def remove_tree(dir_fd: int, name: str) -> None:
+    """Remove `name` and all under it, never following a link (missing is fine)."""
+    found = kind_at(dir_fd, name)
+    if found is None:
+        return
+    if found != "a directory":
+        remove(dir_fd, name)
+        return
+    shutil.rmtree(name, dir_fd=dir_fd, ignore_errors=True)
+
+
+def make_dir(dir_fd: int, name: str, mode: int = 0o755) -> None:
+    """A new directory `name`; anything already there is Unexpected."""
+    try:
+        os.mkdir(name, mode, dir_fd=dir_fd)
+    except FileExistsError:
+        raise Unexpected(name, kind_at(dir_fd, name) or "gone", "absent") from None
+
+
+def make_fifo(dir_fd: int, name: str) -> None:
+    try:
+        os.mkfifo(name, dir_fd=dir_fd)
+    except FileExistsError:
+        raise Unexpected(name, kind_at(dir_fd, name) or "gone", "absent") from None
+
+
+def make_symlink(dir_fd: int, target: str, name: str) -> None:
+    try:
+        os.symlink(target, name, dir_fd=dir_fd)
+    except FileExistsError:
+        raise Unexpected(name, kind_at(dir_fd, name) or "gone", "absent") from None
+
+
+def link_in(source: str | os.PathLike[str], dir_fd: int, name: str) -> None:
+    """Hard-link the judge's own file `source` as `name` (absent before)."""
+    try:
+        os.link(source, name, dst_dir_fd=dir_fd, follow_symlinks=False)
+    except FileExistsError:
+        raise Unexpected(name, kind_at(dir_fd, name) or "gone", "absent") from None
+
+
+def chown_tree(dir_fd: int, name: str, uid: int, gid: int) -> None:
+    """Give `name` and all under it to `uid`:`gid`, never following a link.
+
+    A link is given itself; a directory is walked through descriptors only
+    (os.fwalk re-checks each directory it opens against what it listed).
+    """
+    os.chown(name, uid, gid, dir_fd=dir_fd, follow_symlinks=False)
+    if kind_at(dir_fd, name) != "a directory":
+        return
+    for _, folders, files, inner in os.fwalk(
+        name, dir_fd=dir_fd, follow_symlinks=False
+    ):
+        for entry in (*folders, *files):
+            with contextlib.suppress(OSError):
+                os.chown(entry, uid, gid, dir_fd=inner, follow_symlinks=False)

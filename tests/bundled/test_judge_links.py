@@ -1,0 +1,349 @@
+"""The judge never follows what learner code left in the worlds' trees.
+
+Each test drives the judge's own code (strategies.build, strategies.snapshot,
+strategies.remote) with the bundled evaluator whose ReceiptStore.put, the
+learner's code, plants a link to a file or folder outside the tree in the
+place the judge touches next, as a racing worker would. Every time, the file
+outside keeps its bytes, modification time and owner, nothing is created
+outside, and the world fails as a lesson naming what the learner's code did
+(or, where the judge's step replaces the link itself, goes on untouched).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from strategies import remote, safefs
+from strategies.build import materialise, scratch_parent
+from strategies.draw import EXAMPLE_WORLDS
+from strategies.lessons import InvariantFailure
+from strategies.snapshot import tree_snapshot
+from strategies.target import load_target
+from strategies.vocabulary import LOG_NAME
+
+#: The puts of the receipt worlds' own stores (two receipts each): the
+#: learner's code attacks after the last, as its own later writes would
+#: otherwise go through its link (as the worker's uid, outside it cannot).
+PUTS = 2
+SECRET = b"the teacher's secret, mode 0600\n"
+
+
+@dataclasses.dataclass(frozen=True)
+class Outside:
+    """A folder outside every tree, with one secret file, and how it was."""
+
+    folder: Path
+    secret: Path
+
+    def state(self) -> dict[str, tuple[int, int, int, bytes]]:
+        return {
+            entry.name: (
+                entry.stat(follow_symlinks=False).st_mtime_ns,
+                entry.stat(follow_symlinks=False).st_uid,
+                entry.stat(follow_symlinks=False).st_mode,
+                Path(entry.path).read_bytes() if entry.is_file() else b"",
+            )
+            for entry in os.scandir(self.folder)
+        }
+
+
+@contextmanager
+def outside() -> Iterator[Outside]:
+    # Beside the worlds (one file system), so a hard link can reach it.
+    with tempfile.TemporaryDirectory(prefix="outside-", dir=scratch_parent()) as folder:
+        secret = Path(folder) / "secret.txt"
+        secret.write_bytes(SECRET)
+        secret.chmod(0o600)
+        yield Outside(Path(folder), secret)
+
+
+def _world(name: str, **log: Any) -> Any:
+    world = EXAMPLE_WORLDS[name]
+    return dataclasses.replace(world, log=dataclasses.replace(world.log, **log))
+
+
+def _target(attack: Callable[[Path, int], None]) -> Any:
+    """The bundled evaluator whose put writes its line, then attacks: called
+    with the path of the log it wrote and the number of puts so far."""
+    bundled = load_target()
+    calls = [0]
+
+    class Attacking(bundled.ReceiptStore):  # type: ignore[misc, name-defined]
+        def put(self, receipt: Any) -> None:
+            super().put(receipt)
+            calls[0] += 1
+            attack(Path(self.path), calls[0])
+
+    return dataclasses.replace(
+        bundled,
+        names=types.MappingProxyType({**bundled.names, "ReceiptStore": Attacking}),
+    )
+
+
+def _swap_for_link(path: Path, target: Path) -> None:
+    """What a racing worker does: the file goes, a link takes its name."""
+    os.unlink(path)
+    os.symlink(target, path)
+
+
+def _world_log(scratch_log: Path) -> Path:
+    """The world's log in the root, seen from the judge's scratch log."""
+    tree = scratch_log.parent.parent
+    (root,) = [p for p in tree.iterdir() if p.name.startswith("ws")]
+    return root / LOG_NAME
+
+
+def _judged(world: Any, target: Any, out: Outside) -> InvariantFailure | None:
+    """Build the world; the lesson it fails with (or None), outside unchanged."""
+    before = out.state()
+    try:
+        with materialise(world, target):
+            pass
+    except InvariantFailure as failure:
+        lesson: InvariantFailure | None = failure
+    else:
+        lesson = None
+    assert out.state() == before, "the judge changed a file outside the tree"
+    if lesson is not None:
+        said = f"{lesson.observed} {lesson.expected} {lesson.headline} {lesson.hint}"
+        assert SECRET.decode().strip() not in said
+    return lesson
+
+
+def test_read_a_log_turned_into_a_link_fails_and_reads_nothing_outside() -> None:
+    """Read: a log that learner code turned into a link to a file outside is
+    a lesson naming the link, and the file outside is neither read nor changed."""
+    with outside() as out:
+
+        def attack(log: Path, calls: int) -> None:
+            if log.name == LOG_NAME and calls == PUTS:
+                _swap_for_link(log, out.secret)
+
+        lesson = _judged(_world("receipt match"), _target(attack), out)
+    assert lesson is not None
+    assert "a symbolic link" in lesson.observed
+    assert "learner code replaced it" in lesson.observed
+
+
+def test_read_a_log_hard_linked_to_a_file_outside_is_refused() -> None:
+    """Read: a log that is a hard link (another name of a file elsewhere) is a
+    lesson, its bytes never read back."""
+    with outside() as out:
+
+        def attack(log: Path, calls: int) -> None:
+            if log.name == LOG_NAME and calls == PUTS:
+                os.unlink(log)
+                os.link(out.secret, log)
+
+        lesson = _judged(_world("receipt match"), _target(attack), out)
+    assert lesson is not None
+    assert "2 hard links" in lesson.observed
+
+
+def test_append_to_a_log_swapped_for_a_link_writes_nothing_outside() -> None:
+    """Append: the world's log turned into a link while the judge has the
+    target write an appended receipt's line elsewhere is a lesson, and the
+    file it points to is not appended to."""
+    with outside() as out:
+
+        def attack(log: Path, _: int) -> None:
+            if log.name == "scratch.jsonl":
+                _swap_for_link(_world_log(log), out.secret)
+
+        world = _world("receipt appended after the store was built")
+        lesson = _judged(world, _target(attack), out)
+    assert lesson is not None
+    assert "a symbolic link" in lesson.observed
+
+
+def test_replace_a_log_swapped_for_a_link_replaces_the_link_only() -> None:
+    """Replace: a damaged log (a conflicting line, which has the target write a
+    line first) written where learner code left a link replaces the link
+    itself; the file it pointed to is untouched."""
+    with outside() as out:
+
+        def attack(log: Path, _: int) -> None:
+            if log.name == "scratch.jsonl":
+                _swap_for_link(_world_log(log), out.secret)
+
+        world = _world("receipt match", kind="conflict")
+        _judged(world, _target(attack), out)
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "symlink_to_fifo", "sparse"])
+def test_a_log_replaced_by_the_judge_never_reaches_outside(kind: str) -> None:
+    """Replace: each thing the judge puts in the log's place is made in the
+    log's directory, past the link learner code left at the log's name."""
+    with outside() as out:
+
+        def attack(log: Path, calls: int) -> None:
+            pipe = log.with_name("pipe")
+            if log.name == LOG_NAME and not os.path.lexists(pipe):
+                # A link where the judge's FIFO goes.
+                os.symlink(out.folder / "made-by-judge", pipe)
+
+        world = _world("receipt match", kind=kind)
+        _judged(world, _target(attack), out)
+        assert not (out.folder / "made-by-judge").exists()
+
+
+def test_a_log_directory_swapped_for_a_link_fails_and_reaches_nothing() -> None:
+    """A directory swap: the log's directory beside the root replaced by a
+    link to a folder outside is a lesson; nothing is read or made there."""
+    with outside() as out:
+        (out.folder / LOG_NAME).write_bytes(SECRET)
+
+        def attack(log: Path, calls: int) -> None:
+            if log.name == LOG_NAME and calls == PUTS:
+                os.rename(log.parent, log.parent.with_name("moved"))
+                os.symlink(out.folder, log.parent)
+
+        world = _world("receipts beside the root")
+        lesson = _judged(world, _target(attack), out)
+    assert lesson is not None
+    assert "logs is a symbolic link, not a directory" in lesson.observed
+
+
+def test_a_scratch_directory_swapped_for_a_link_fails_and_reaches_nothing() -> None:
+    """Copy: the judge's scratch directory for one line, swapped for a link to a
+    folder outside holding a file of the scratch log's name, is a lesson;
+    the file outside is neither copied into the log nor removed."""
+    with outside() as out:
+        (out.folder / "scratch.jsonl").write_bytes(SECRET)
+
+        def attack(log: Path, _: int) -> None:
+            if log.name == "scratch.jsonl":
+                os.rename(log.parent, log.parent.with_name("moved"))
+                os.symlink(out.folder, log.parent)
+
+        world = _world("receipt appended after the store was built")
+        lesson = _judged(world, _target(attack), out)
+    assert lesson is not None
+    assert "_scratch is a symbolic link" in lesson.observed
+
+
+def test_a_snapshot_never_reads_a_file_swapped_in_while_it_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Snapshot: a file swapped for a link (to a file outside) between the
+    snapshot's look at it and its read is recorded as swapped, never read."""
+    real_open = os.open
+    with outside() as out, tempfile.TemporaryDirectory(dir=scratch_parent()) as tree:
+        (Path(tree) / "file.txt").write_bytes(b"inside")
+
+        def racing_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+            if path == "file.txt" and kwargs.get("dir_fd") is not None:
+                fd = kwargs["dir_fd"]
+                os.unlink(path, dir_fd=fd)
+                os.link(out.secret, path, dst_dir_fd=fd)
+            return real_open(path, flags, *args, **kwargs)
+
+        monkeypatch.setattr(os, "open", racing_open)
+        snapshot = tree_snapshot(tree)
+        monkeypatch.undo()
+    assert snapshot["file.txt"][0] == "swapped while read"
+    assert SECRET not in repr(snapshot).encode()
+
+
+def test_give_to_worker_never_follows_a_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chown: giving a tree to the worker gives a link as itself, and a path
+    swapped for a link to a folder outside gives nothing outside away."""
+    if os.geteuid() != 0:
+        pytest.skip("giving files to another uid needs root")
+    monkeypatch.setattr(remote, "_settings", lambda: {"owner": 65534})
+    monkeypatch.delenv("DAY7_SCRATCH", raising=False)
+    with outside() as out, tempfile.TemporaryDirectory(dir=scratch_parent()) as tree:
+        before = out.state()
+        (Path(tree) / "link").symlink_to(out.secret)
+        (Path(tree) / "dir-link").symlink_to(out.folder)
+        (Path(tree) / "real").mkdir()
+        (Path(tree) / "real" / "inner").symlink_to(out.folder)
+        for name in ("link", "dir-link", "real"):
+            remote.give_to_worker(Path(tree) / name)
+        assert out.state() == before
+        assert out.folder.stat().st_uid == 0
+        assert (Path(tree) / "real").stat().st_uid == 65534
+
+
+@pytest.mark.parametrize(
+    "plant",
+    ["symlink", "hardlink", "fifo", "directory"],
+)
+def test_safe_primitives_refuse_what_is_not_a_regular_file(plant: str) -> None:
+    """Read, append and replace through a directory descriptor: a link, a hard
+    link, a FIFO or a directory at the name is refused or replaced, never
+    followed; the file outside keeps its bytes."""
+    with outside() as out, tempfile.TemporaryDirectory(dir=scratch_parent()) as tree:
+        name = "log.jsonl"
+        at = Path(tree) / name
+        if plant == "symlink":
+            at.symlink_to(out.secret)
+        elif plant == "hardlink":
+            os.link(out.secret, at)
+        elif plant == "fifo":
+            os.mkfifo(at)
+        else:
+            at.mkdir()
+        before = out.state()
+        with safefs.opened(tree) as fd:
+            with pytest.raises(safefs.Unexpected):
+                safefs.read_regular(fd, name)
+            with pytest.raises(safefs.Unexpected):
+                safefs.append(fd, name, b"more\n")
+            if plant == "directory":
+                with pytest.raises(safefs.Unexpected):
+                    safefs.replace(fd, name, b"new\n")
+            else:
+                safefs.replace(fd, name, b"new\n")
+                assert safefs.read_regular(fd, name) == b"new\n"
+        assert out.state() == before
+        assert sorted(os.listdir(tree)) == [name]
+
+
+def test_a_directory_chain_stops_at_a_link() -> None:
+    """Opening a directory chain from the tree stops at a link in any component."""
+    with outside() as out, tempfile.TemporaryDirectory(dir=scratch_parent()) as tree:
+        (Path(tree) / "a").mkdir()
+        (Path(tree) / "a" / "b").symlink_to(out.folder)
+        with pytest.raises(safefs.Unexpected, match="b is a symbolic link"):
+            with safefs.opened(tree, ("a", "b")):
+                pass
+        with pytest.raises(safefs.Unexpected):
+            with safefs.opened(Path(tree) / "a" / "b"):
+                pass
+
+
+def test_the_childs_watch_never_follows_a_folder_swapped_for_a_link(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The child's record of the cwd, HOME and the learner's folder: a folder
+    swapped for a link to a folder outside once it was listed is recorded as
+    the link, and nothing outside is listed or read."""
+    from day7_verify import _child
+
+    real_scandir = os.scandir
+    with outside() as out, tempfile.TemporaryDirectory() as watched:
+        (Path(watched) / "sub").mkdir()
+
+        def racing_scandir(path: Any = ".") -> Any:
+            listed = list(real_scandir(path))
+            sub = Path(watched) / "sub"
+            if not sub.is_symlink():
+                sub.rename(Path(watched) / "moved")
+                sub.symlink_to(out.folder)
+            return iter(listed)
+
+        monkeypatch.setattr(os, "scandir", racing_scandir)
+        state = _child._tree_state(Path(watched), True)
+        monkeypatch.undo()
+    assert not any("secret" in name for name in state), state
+    assert SECRET not in repr(state).encode()
