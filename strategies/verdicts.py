@@ -86,12 +86,13 @@ def evaluate(target: Any, built: Any, *, run: Any = None, case: Any = None) -> A
 
 _NAMES = re.compile(r"\b([A-Z][A-Za-z]+)\(")
 
-#: The causes of the lessons `call_target` (or `expect_error`) itself makes
-#: about a call: a snippet makes that call through it, so it is stopped and
-#: told as the judge told it (a hang after its limit, with where it was
-#: running), not left to hang or to end in a traceback of the learner's.
+#: The causes and topics of the lessons `call_target` (or `expect_error`)
+#: itself makes about a call, a Day 1-6 call that builds the world among
+#: them: a snippet makes that call through it, so it is stopped and told as
+#: the judge told it (a hang after its limit, with where it was running),
+#: not left to hang or to end in a traceback of the learner's.
 _CALL_CAUSES = ("hang:", "crash:", "memory:", "raises:", "unfinished:", "shape:")
-_CALL_TOPICS = ("hang", "crash", "memory", "surface")
+_CALL_TOPICS = ("hang", "crash", "memory", "surface", "substrate")
 
 #: The comment a checked snippet opens with, by the lesson's topic.
 _CHECKED_NOTES: dict[str, tuple[str, ...]] = {

@@ -240,3 +240,20 @@ def test_a_hang_on_a_world_is_made_again_through_call_target():
     snippet = raised.value.reproduce
     assert "call_target('evaluate_run(run, workspace, receipts, case)'" in snippet
     assert "press Ctrl-C" in snippet and "print(lesson.headline)" in snippet
+
+
+def test_a_day_1_to_6_call_that_failed_is_told_again_not_a_traceback():
+    """A substrate lesson (the world could not be built through the target)
+    gets a snippet that prints the lesson's headline where the build fails."""
+    world = World()
+    with pytest.raises(InvariantFailure) as raised, judging(world, load_target()):
+        fail(
+            world="w",
+            expected="e",
+            observed="o",
+            topic="substrate",
+            cause="substrate:ReceiptStore.put",
+        )
+    snippet = raised.value.reproduce
+    assert "except (CallAborted, InvariantFailure) as lesson:" in snippet
+    assert "call_target('evaluate_run(run, workspace, receipts, case)'" in snippet
