@@ -40,7 +40,9 @@ _NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyzé日"
 class Spec:
     """An invalid specification: building it must raise ValueError.
 
-    `names` lists the words of which the error message must contain one.
+    `code` builds it as Python, with the target loaded as `target` (a
+    lesson's snippet makes it). `names` lists the words of which the error
+    message must contain one.
     `binds` says whether the course level holds a learner to those words:
     only where the contract (blank strings, the uniqueness messages) or the
     course's own tests (a '..' file path, a bad exit_state) fix them; any
@@ -53,6 +55,7 @@ class Spec:
     names: tuple[str, ...]
     rule: str
     binds: bool = True
+    code: str = field(default="", repr=False, compare=False)
 
     def __str__(self) -> str:
         return self.what
@@ -60,12 +63,14 @@ class Spec:
 
 @dataclass(frozen=True)
 class ValidSpec:
-    """A valid specification and the attribute values its object must hold."""
+    """A valid specification and the attribute values its object must hold
+    (`code` builds it as Python, as `Spec.code`)."""
 
     what: str
     make: Callable[[Any], Any] = field(repr=False, compare=False)
     holds: tuple[tuple[str, object], ...]
     rule: str
+    code: str = field(default="", repr=False, compare=False)
 
     def __str__(self) -> str:
         return self.what
@@ -119,6 +124,19 @@ _BLANKABLE: dict[str, tuple[Callable[[Any, str], Any], str]] = {
 }
 BLANK_FIELDS = tuple(_BLANKABLE)
 
+# field words -> the Python that builds it with that field set to {!r}
+_BLANK_CODE: dict[str, str] = {
+    "final substring": "target.EvaluationCase({!r})",
+    "file path": "target.FileExpectation({!r}, 'x')",
+    "result tool": "target.ResultExpectation({!r}, 'x')",
+    "result substring": "target.ResultExpectation('read_file', {!r})",
+    "receipt call id": "target.ReceiptExpectation({!r}, 'edit_file', 'ok', 'x')",
+    "receipt tool": "target.ReceiptExpectation('call-1', {!r}, 'ok', 'x')",
+    "receipt result substring": (
+        "target.ReceiptExpectation('call-1', 'edit_file', 'ok', {!r})"
+    ),
+}
+
 
 def _blank_spec(name: str, value: str) -> Spec:
     build, shown = _BLANKABLE[name]
@@ -127,6 +145,7 @@ def _blank_spec(name: str, value: str) -> Spec:
         lambda t: build(t, value),
         (name,),
         f"a blank or whitespace-only {name} is refused",
+        code=_BLANK_CODE[name].format(value),
     )
 
 
@@ -160,6 +179,7 @@ def _file_path_spec(path: str) -> Spec:
         ("file path",),
         "a file path that is absolute, '.', has a '..' component or a NUL is refused",
         binds=climbs,
+        code=f"target.FileExpectation({path!r}, 'x')",
     )
 
 
@@ -173,6 +193,8 @@ def _artifact_spec(path: str, before: tuple[str, ...]) -> Spec:
         "a changed artifact that is absolute, '.', has a '..' component or a NUL"
         " is refused",
         binds=False,
+        code="target.ReceiptExpectation('call-1', 'edit_file', 'ok', 'x',"
+        f" {artifacts!r})",
     )
 
 
@@ -192,6 +214,7 @@ def _exit_spec(value: str) -> Spec:
         lambda t: t.ReceiptExpectation("call-1", "edit_file", value, "x"),
         ("exit_state", "exit state"),
         "an exit state other than 'ok' or 'error' is refused",
+        code=f"target.ReceiptExpectation('call-1', 'edit_file', {value!r}, 'x')",
     )
 
 
@@ -203,18 +226,36 @@ def _group_item(t: Any, kind: str, i: int) -> Any:
     return t.ReceiptExpectation(f"call-{i}", "edit_file", "ok", "x")
 
 
+def _group_item_code(kind: str, i: int) -> str:
+    """`_group_item` as Python."""
+    if kind == "file":
+        return f"target.FileExpectation('f{i}.txt', 'x')"
+    if kind == "result":
+        return f"target.ResultExpectation('read_file', 'r{i}')"
+    return f"target.ReceiptExpectation('call-{i}', 'edit_file', 'ok', 'x')"
+
+
 _GROUP_KINDS = {"files": "file", "results": "result", "receipts": "receipt"}
-# Wrong items: (shown, build)
-_WRONG_ITEMS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
-    ("None", lambda t: None),
-    ("'a.txt'", lambda t: "a.txt"),
-    ("a FileExpectation", lambda t: t.FileExpectation("w.txt", "x")),
-    ("a ResultExpectation", lambda t: t.ResultExpectation("read_file", "w")),
+# Wrong items: (shown, build, as Python)
+_WRONG_ITEMS: tuple[tuple[str, Callable[[Any], Any], str], ...] = (
+    ("None", lambda t: None, "None"),
+    ("'a.txt'", lambda t: "a.txt", "'a.txt'"),
+    (
+        "a FileExpectation",
+        lambda t: t.FileExpectation("w.txt", "x"),
+        "target.FileExpectation('w.txt', 'x')",
+    ),
+    (
+        "a ResultExpectation",
+        lambda t: t.ResultExpectation("read_file", "w"),
+        "target.ResultExpectation('read_file', 'w')",
+    ),
     (
         "a ReceiptExpectation",
         lambda t: t.ReceiptExpectation("call-w", "edit_file", "ok", "w"),
+        "target.ReceiptExpectation('call-w', 'edit_file', 'ok', 'w')",
     ),
-    ("a tuple", lambda t: ("w.txt", "x")),
+    ("a tuple", lambda t: ("w.txt", "x"), "('w.txt', 'x')"),
 )
 
 
@@ -228,13 +269,18 @@ def _list_group_spec(group: str, size: int) -> Spec:
         (group,),
         f"{group} must be a tuple: a list is refused",
         binds=False,
+        code=f"target.EvaluationCase('done', {group}=["
+        + ", ".join(_group_item_code(kind, i) for i in range(size))
+        + "])",
     )
 
 
 def _wrong_item_spec(group: str, wrong: int, size: int, at: int) -> Spec:
     kind = _GROUP_KINDS[group]
-    shown, build_wrong = _WRONG_ITEMS[wrong]
+    shown, build_wrong, wrong_code = _WRONG_ITEMS[wrong]
     at = min(at, size)
+    codes = [_group_item_code(kind, i) for i in range(size)]
+    codes.insert(at, wrong_code)
 
     def make(t: Any) -> Any:
         items = [_group_item(t, kind, i) for i in range(size)]
@@ -249,6 +295,7 @@ def _wrong_item_spec(group: str, wrong: int, size: int, at: int) -> Spec:
         (group,),
         f"{group} must hold only {kind} expectations",
         binds=False,
+        code=f"target.EvaluationCase('done', {group}=({', '.join(codes)},))",
     )
 
 
@@ -292,6 +339,9 @@ def _duplicate_path_spec(
         ("file paths must be unique",),
         "two file expectations for one path (after normalisation) are refused,"
         " wherever they stand in the tuple",
+        code="target.EvaluationCase('done', files=("
+        + ", ".join(f"target.{item}" for item in shown)
+        + "))",
     )
 
 
@@ -301,6 +351,14 @@ def _duplicate_call_spec(call_id: str, before: int, between: int = 0) -> Spec:
 
     def other(t: Any, i: int) -> Any:
         return t.ReceiptExpectation(f"_other{i}", "edit_file", "ok", "x")
+
+    other_code = "target.ReceiptExpectation('_other{}', 'edit_file', 'ok', 'x')"
+    codes = [
+        *(other_code.format(i) for i in _others(before, 0)),
+        f"target.ReceiptExpectation({call_id!r}, 'edit_file', 'ok', 'edited')",
+        *(other_code.format(i) for i in _others(between, before)),
+        f"target.ReceiptExpectation({call_id!r}, 'run_command', 'error', 'status')",
+    ]
 
     return Spec(
         f"EvaluationCase('done', receipts=({before} other, {call_id!r},"
@@ -317,6 +375,7 @@ def _duplicate_call_spec(call_id: str, before: int, between: int = 0) -> Spec:
         ("receipt call ids must be unique",),
         "two receipt expectations under one call id are refused, wherever they"
         " stand in the tuple",
+        code=f"target.EvaluationCase('done', receipts=({', '.join(codes)}))",
     )
 
 
@@ -415,6 +474,7 @@ def _non_string_spec(name: str, shown: str, value: object) -> Spec:
         (name,),
         f"a {name} that is not a string is refused",
         binds=False,
+        code=_BLANK_CODE[name].replace("{!r}", shown),
     )
 
 
@@ -439,6 +499,7 @@ def wrong_type_specs() -> list[Spec]:
             ("file content",),
             "file content that is not a string is refused",
             binds=False,
+            code=f"target.FileExpectation('a.txt', {shown})",
         )
         for shown, value in _NON_STRINGS
     ]
@@ -449,6 +510,8 @@ def wrong_type_specs() -> list[Spec]:
             ("changed artifacts", "changed_artifacts"),
             "changed artifacts must be a tuple: a list is refused",
             binds=False,
+            code="target.ReceiptExpectation('call-1', 'edit_file', 'ok', 'x',"
+            " ['a.txt'])",
         ),
         Spec(
             "ReceiptExpectation('call-1', 'edit_file', None, 'x')",
@@ -456,6 +519,7 @@ def wrong_type_specs() -> list[Spec]:
             ("exit_state", "exit state"),
             "an exit state that is not a string is refused",
             binds=False,
+            code="target.ReceiptExpectation('call-1', 'edit_file', None, 'x')",
         ),
     ]
     return specs
@@ -472,12 +536,14 @@ def _valid_strings(inner: str) -> list[ValidSpec]:
             lambda t: t.EvaluationCase(value),
             (("final_contains", value),),
             "a final substring with whitespace in it is kept verbatim",
+            code=f"target.EvaluationCase({value!r})",
         ),
         ValidSpec(
             f"ResultExpectation(tool={value!r}, contains={value!r})",
             lambda t: t.ResultExpectation(value, value),
             (("tool", value), ("contains", value)),
             "result strings with whitespace in them are kept verbatim",
+            code=f"target.ResultExpectation({value!r}, {value!r})",
         ),
         ValidSpec(
             f"ReceiptExpectation({value!r}, {value!r}, 'error', {value!r})",
@@ -490,6 +556,7 @@ def _valid_strings(inner: str) -> list[ValidSpec]:
                 ("changed_artifacts", ()),
             ),
             "receipt strings with whitespace in them are kept verbatim",
+            code=f"target.ReceiptExpectation({value!r}, {value!r}, 'error', {value!r})",
         ),
     ]
 
@@ -516,6 +583,7 @@ def _valid_file(path: str, content: str) -> ValidSpec:
         (("path", path), ("content", content)),
         "a relative path whose names merely contain dots, spaces or any Unicode"
         " is valid and kept as written, and content may be empty or blank",
+        code=f"target.FileExpectation({path!r}, {content!r})",
     )
 
 
@@ -527,6 +595,8 @@ def _valid_repeats(result: tuple[str, str], times: int) -> ValidSpec:
         ),
         (("len(results)", times),),
         "result expectations may repeat",
+        code=f"target.EvaluationCase('done', results=(target.ResultExpectation"
+        f"{result!r},) * {times})",
     )
 
 
@@ -545,6 +615,10 @@ def _valid_case_sensitive(name: str) -> ValidSpec:
         ),
         (("len(files)", 2), ("len(receipts)", 2)),
         "paths and call ids that differ only in case are different",
+        code=f"target.EvaluationCase('done', files=(target.FileExpectation({name!r},"
+        f" '1'), target.FileExpectation({upper!r}, '2')), receipts=("
+        f"target.ReceiptExpectation({name!r}, 'edit_file', 'ok', 'x'),"
+        f" target.ReceiptExpectation({upper!r}, 'edit_file', 'ok', 'x')))",
     )
 
 
@@ -554,6 +628,7 @@ def _valid_empty() -> ValidSpec:
         lambda t: t.EvaluationCase("done", files=(), results=(), receipts=()),
         (("len(files)", 0), ("len(results)", 0), ("len(receipts)", 0)),
         "empty groups are valid",
+        code="target.EvaluationCase('done', files=(), results=(), receipts=())",
     )
 
 

@@ -996,19 +996,20 @@ def expect_error(
     world: str,
     mentions: str | None = None,
     hint: str = "",
+    reproduce: str = "",
 ) -> BaseException:
     """Assert `thunk()` raises `error` (whose message contains `mentions`).
 
     Returns the exception. `what` names the call, e.g.
     "FileExpectation(path='/etc/passwd', content='x')". The call is bounded
-    like `call_target`'s.
+    like `call_target`'s; `reproduce` is the lessons' snippet.
     """
     __tracebackhide__ = True
     should = f"raise {error.__name__}" + (
         f" naming {mentions!r}" if mentions is not None else ""
     )
     returned, value = _attempt(
-        what, _short_name(what), thunk, (), {}, world or _WORLD.get(), ""
+        what, _short_name(what), thunk, (), {}, world or _WORLD.get(), reproduce
     )
     if returned:
         fail(
@@ -1017,6 +1018,7 @@ def expect_error(
             observed=f"{what} returned {_short_repr(value)}",
             headline=f"{what} returned {_short_repr(value)}, but should {should}",
             hint=placed(hint, change_for(what)),
+            reproduce=reproduce,
         )
     if isinstance(value, MissingNameError):
         fail(
@@ -1026,6 +1028,7 @@ def expect_error(
             headline=f"{what} cannot run: {value}",
             hint=placed(hint, change_for(what)),
             topic="surface",
+            reproduce=reproduce,
             cause=f"surface:{_short_name(what)}",
         )
     if not isinstance(value, error):
@@ -1035,6 +1038,7 @@ def expect_error(
             observed=f"{what} raised {_one_line(value)}",
             headline=f"{what} raised {_one_line(value)}, but should {should}",
             hint=placed(hint, change_for(what)),
+            reproduce=reproduce,
         )
     if mentions is not None and mentions not in str(value):
         message = f"{error.__name__}: {str(value)!r}"
@@ -1047,6 +1051,7 @@ def expect_error(
                 hint or "say which field is wrong, in the field's own words",
                 change_for(what),
             ),
+            reproduce=reproduce,
         )
     return value  # type: ignore[no-any-return]
 

@@ -10,11 +10,12 @@ that rebuild the world and show the report.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from strategies.bounds import CALL_SECONDS
 from strategies.fixes import placed
 from strategies.lessons import (
     CallAborted,
@@ -29,13 +30,19 @@ from strategies.world import ExpectedCheck, World, about_check, describe
 
 __all__ = [
     "Row",
+    "Body",
     "assert_truth",
+    "calling",
+    "checked",
     "evaluate",
+    "evaluated_twice",
     "judged",
     "judging",
+    "reproducing",
     "reproduction",
     "rows_without_tree",
     "shown_row",
+    "snippet",
     "verdict_cause",
 ]
 
@@ -79,34 +86,152 @@ def evaluate(target: Any, built: Any, *, run: Any = None, case: Any = None) -> A
 
 _NAMES = re.compile(r"\b([A-Z][A-Za-z]+)\(")
 
+#: The causes and topics of the lessons `call_target` (or `expect_error`)
+#: itself makes about a call, a Day 1-6 call that builds the world among
+#: them: a snippet makes that call through it, so it is stopped and told as
+#: the judge told it (a hang after its limit, with where it was running),
+#: not left to hang or to end in a traceback of the learner's.
+_CALL_CAUSES = ("hang:", "crash:", "memory:", "raises:", "unfinished:", "shape:")
+_CALL_TOPICS = ("hang", "crash", "memory", "surface", "substrate")
 
-def reproduction(
-    world: World,
-    target: Any,
-    *,
-    then: tuple[str, World, Sequence[Any] | None] | None = None,
+#: The comment a checked snippet opens with, by the lesson's topic.
+_CHECKED_NOTES: dict[str, tuple[str, ...]] = {
+    "hang": (
+        "In the judge this call did not return (it hung). Made as the judge",
+        f"makes it, it is stopped after {CALL_SECONDS:g} s and says where it was",
+        "running; made plainly, it is expected to hang: press Ctrl-C to stop it.",
+    ),
+    "crash": (
+        "In the judge this call ended the process it ran in (the target's",
+        "worker). Made as the judge makes it, it ends it again and says how.",
+    ),
+}
+_CHECKED_NOTE = (
+    "The call is made as the judge makes it, which prints what was wrong with",
+    f"it (a call that hangs is stopped after {CALL_SECONDS:g} s, saying where it",
+    "was running).",
+)
+
+
+def checked(failure: InvariantFailure | CallAborted) -> str:
+    """The topic whose note a snippet for `failure` opens with when the
+    lesson is about a call `call_target` made (it hung, crashed, raised, or
+    returned what it should not), else "": the snippet shows the report."""
+    if failure.topic in _CALL_TOPICS or failure.cause.startswith(_CALL_CAUSES):
+        return failure.topic if failure.topic in _CHECKED_NOTES else "call"
+    return ""
+
+
+def calling(what: str, function: str, arguments: str, topic: str) -> str:
+    """The expression a snippet makes a call with: through `call_target`
+    under `what`, the judge's name for it, when `topic` (`checked`) says
+    so, else plainly."""
+    if topic:
+        return (
+            f"call_target({', '.join(filter(None, (repr(what), function, arguments)))})"
+        )
+    return f"{function}({arguments})"
+
+
+def snippet(
+    target: Any, lines: Sequence[str], names: Iterable[str] = (), topic: str = ""
 ) -> str:
-    """A few lines of Python that rebuild `world` and print the target's report.
+    """A runnable snippet: load `target` (a folder by the Python literal of
+    its absolute path), then `lines`, importing `names` from strategies.
 
-    `then` is (what changed, the world, the run's events or None) for a
-    lesson about two evaluations (the world reordered, changed, its log
-    damaged): the snippet prints the second report after the first, each
-    under a line saying which it is, so the two can be compared.
+    With `topic` (`checked`) the lines run inside a try that prints the
+    lesson `call_target` or `expect_error` raises (its headline, the same
+    sentence the judge wrote), under a comment saying what to expect.
     """
     label = getattr(target, "label", "")
     if label.startswith("folder "):
         load = f"load_target(impl_path={label.removeprefix('folder ')!r})"
     else:
         load = f"load_target(impl={label.removeprefix('module ') or 'evaluator'!r})"
+    body = list(lines)
+    # Only what the lines use: a name given for another form of them is not.
+    imported = {"load_target", *(name for name in names if name in "\n".join(body))}
+    if topic:
+        imported |= {"CallAborted", "InvariantFailure"}
+        body = [
+            *(f"# {line}" for line in _CHECKED_NOTES.get(topic, _CHECKED_NOTE)),
+            "try:",
+            *(f"    {line}" for line in body),
+            "except (CallAborted, InvariantFailure) as lesson:",
+            "    print(lesson.headline)",
+        ]
+    return "\n".join(
+        [
+            f"from strategies import {', '.join(sorted(imported))}",
+            f"target = {load}",
+            *body,
+        ]
+    )
+
+
+def _evaluated(topic: str) -> list[str]:
+    """Lines that evaluate `built` and print the report."""
+    if not topic:
+        return ["print(target.evaluate_run(*built.args).render())"]
+    return [
+        f"report = {calling(EVALUATE, 'target.evaluate_run', '*built.args', topic)}",
+        f"print({calling('report.render()', 'report.render', '', topic)})",
+    ]
+
+
+def evaluated_twice(topic: str) -> list[str]:
+    """Lines that evaluate `built` twice, as read-only's properties do, and
+    print the report, whether it was the same twice, the tools called, the
+    tree's changes and what of the state changed."""
+    evaluated = calling(EVALUATE, "target.evaluate_run", "*built.args", topic)
+    rendered = calling("report.render()", "report.render", "", topic)
+    again = calling("report.render()", "again.render", "", topic)
+    return [
+        "calls = spy_on(built)",
+        "tree = tree_snapshot(built.tree)",
+        "state = object_state(built)",
+        f"report = {evaluated}",
+        f"print({rendered})",
+        f"again = {evaluated}",
+        f"print('the same report twice:', {rendered} == {again})",
+        "print('tools called:', calls)",
+        "print('tree changes:', tree_changes(tree, tree_snapshot(built.tree)))",
+        "after = object_state(built)",
+        "print('changed:', [what for what in state if after[what] != state[what]])",
+    ]
+
+
+#: The lines of a snippet inside `with materialise(...) as built:`, by
+#: whether it makes its calls through call_target (`checked`'s topic).
+Body = Callable[[str], Sequence[str]]
+
+
+def reproduction(
+    world: World,
+    target: Any,
+    *,
+    then: tuple[str, World, Sequence[Any] | None] | None = None,
+    body: Body | None = None,
+    topic: str = "",
+) -> str:
+    """A few lines of Python that rebuild `world` and print the target's report.
+
+    `then` is (what changed, the world, the run's events or None) for a
+    lesson about two evaluations (the world reordered, changed, its log
+    damaged): the snippet prints the second report after the first, each
+    under a line saying which it is, so the two can be compared. `body`
+    gives other lines to run on the built world than evaluating it and
+    printing its report; `topic` (`checked`) makes the calls through
+    call_target and prints the lesson it raises.
+    """
     import strategies
 
+    lines_of = body or _evaluated
+    inner = [f"    {line}" for line in lines_of(topic)]
     shown = repr(world)
     lines = [f"world = {shown}"]
     if then is None:
-        lines += [
-            "with materialise(world, target) as built:",
-            "    print(target.evaluate_run(*built.args).render())",
-        ]
+        lines += ["with materialise(world, target) as built:", *inner]
     else:
         what, other, events = then
         other_shown = "world" if other == world else repr(other)
@@ -116,16 +241,40 @@ def reproduction(
             f"events = {events!r}",
             "print('# world')",
             "with materialise(world, target) as built:",
-            "    print(target.evaluate_run(*built.args).render())",
+            *inner,
             f"print({'# ' + what!r})",
             "with materialise(other, target, events=events) as built:",
-            "    print(target.evaluate_run(*built.args).render())",
+            *inner,
         ]
     found = {name for name in _NAMES.findall(shown) if name in strategies.__all__}
-    names = sorted({"materialise", "load_target", *found})
-    return "\n".join(
-        [f"from strategies import {', '.join(names)}", f"target = {load}", *lines]
-    )
+    return snippet(target, lines, {"materialise", *found, *_BODY_NAMES}, topic)
+
+
+#: Names of strategies a body may call (`snippet` imports those it does).
+_BODY_NAMES = (
+    "call_target",
+    "expect_error",
+    "object_state",
+    "spy_on",
+    "tree_changes",
+    "tree_snapshot",
+)
+
+
+@contextmanager
+def reproducing(
+    target: Any, lines: Callable[[str], Sequence[str]], names: Iterable[str] = ()
+) -> Iterator[None]:
+    """Lessons raised inside, about calls on no world (a case's types, a
+    report built directly), get the snippet `lines(topic)` makes, run with
+    `target` loaded (`snippet`)."""
+    try:
+        yield
+    except (InvariantFailure, CallAborted) as failure:
+        if not failure.reproduce:
+            topic = checked(failure)
+            failure.reproduce = snippet(target, lines(topic), names, topic)
+        raise
 
 
 @contextmanager
@@ -135,9 +284,11 @@ def judging(
     context: str = "",
     *,
     then: tuple[str, World, Sequence[Any] | None] | None = None,
+    body: Body | None = None,
 ) -> Iterator[None]:
     """Lessons raised inside say which world broke them, and how to rebuild it
-    (and, with `then`, the second world they compare it with: `reproduction`)."""
+    (and, with `then`, the second world they compare it with; with `body`,
+    what to do on it: `reproduction`)."""
     words = "\n".join(part for part in (describe(world), context) if part)
     try:
         with describing(words):  # a hang ends the test before Hypothesis prints
@@ -155,7 +306,9 @@ def judging(
                 part for part in (shown, failure.whole_world) if part
             )
         if not failure.reproduce:
-            failure.reproduce = reproduction(world, target, then=then)
+            failure.reproduce = reproduction(
+                world, target, then=then, body=body, topic=checked(failure)
+            )
         raise
 
 

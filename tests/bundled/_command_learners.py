@@ -27,6 +27,20 @@ IN_EVALUATE_RUN: dict[str, str] = {
     "loops-for-ever": "    while True:\n        pass\n",
     # The same hang without burning a core while the clock runs.
     "sleeps-for-ever": "    import time\n    while True:\n        time.sleep(0.1)\n",
+    # Hangs on one argument of the wrong type (run=None) only: argument-types'
+    # lesson is a hang, every other invariant holds.
+    "hangs-on-no-run": (
+        "    if run is None:\n"
+        "        import time\n"
+        "        while True:\n"
+        "            time.sleep(0.1)\n"
+    ),
+    # The same argument ends the worker, as a crash in C code would.
+    "crashes-on-no-run": (
+        "    if run is None:\n"
+        "        import os, signal\n"
+        "        os.kill(os.getpid(), signal.SIGSEGV)\n"
+    ),
     "exits": "    import os\n    os._exit(0)\n",
     "sys-exit": "    import sys\n    sys.exit(0)\n",
     "interrupts": "    raise KeyboardInterrupt\n",

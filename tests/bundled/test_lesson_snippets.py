@@ -5,24 +5,46 @@ line says the snippet rebuilds the rest only when the lesson carries a
 snippet (and the reports keep it). A lesson about two evaluations (the run's
 events reordered, one fact changed, the log damaged) gets a snippet that
 rebuilds both and prints both reports. Every snippet runs from any
-directory.
+directory. A lesson about a concrete call on no world (a case's types, a
+report built directly) or on one (a wrong argument) has a snippet that makes
+that call; one about a call that hung or ended its worker makes it through
+call_target, which stops it and says what happened.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from _command_learners import ROOT, learner_folder
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from day7_verify._causes import FIELD_BOUNDS, bounded
 from day7_verify._report import lesson
 from day7_verify._text import runnable
-from strategies import EXAMPLE_WORLDS, fail, load_target, world_events
-from strategies.lessons import WHERE_THE_REST_IS, InvariantFailure
+from strategies import (
+    EXAMPLE_WORLDS,
+    World,
+    example_invalid_specs,
+    example_valid_specs,
+    fail,
+    invalid_specs,
+    load_target,
+    timed_out,
+    valid_specs,
+    world_events,
+    wrong_type_specs,
+)
+from strategies.lessons import WHERE_THE_REST_IS, CallAborted, InvariantFailure
 from strategies.verdicts import judging, reproduction
+from strategies.vocabulary import EVALUATE
 from strategies.world import describe
 
 BIG = EXAMPLE_WORLDS["everything at once"]
@@ -95,3 +117,143 @@ def test_a_lesson_about_two_evaluations_rebuilds_both(tmp_path: Path):
     printed = ran.stdout.splitlines()
     assert printed[0] == "# world" and "# events reversed" in printed
     assert sum(line.startswith("evaluation: ") for line in printed) == 2
+
+
+# --- end to end ---------------------------------------------------------------------
+
+#: A class whose lessons are about concrete calls: the starter's unfinished
+#: functions, case types that accept a blank field or rename a path, an
+#: evaluate_run that hangs (or ends its worker) on one argument of the wrong
+#: type, and one that creates the file it was asked to read.
+_CLASS = {
+    "unfinished": ("returns-none", "unfinished-report", "bug:path-kept-raw"),
+    "blank": ("bug:blank-only-empty", "bug:path-unicode-normalised"),
+    "hangs": ("hangs-on-no-run",),
+    "crashes": ("crashes-on-no-run",),
+    "writes": ("bug:file-created-when-missing",),
+}
+_LESSONS = {
+    "unfinished": {
+        "specification-refused",
+        "path-normalisation",
+        "argument-types",
+        "report-shape",
+        "report-verdict",
+        "render-grammar",
+    },
+    "blank": {"specification-refused", "specification-accepted"},
+    "hangs": {"argument-types"},
+    "crashes": {"argument-types"},
+    "writes": {"read-only"},
+}
+_VERDICTS = ("check:", "detail:", "names:")
+
+
+def _reproduced(item: dict[str, str], printed: str) -> bool:
+    """Whether a snippet's output shows what its lesson says happened."""
+    if item["topic"] == "hang":
+        said = item["headline"].replace(" on this world", "")
+        return said in printed and "it was running evaluation.py" in printed
+    if item["topic"] == "crash":
+        return "crashed the process it ran in" in printed
+    if item["invariant"].startswith("read-only"):
+        # The tree's paths differ from the judge's: that something changed.
+        return "tree changes: ['" in printed or "changed: ['" in printed
+    if item["cause"].startswith(_VERDICTS):
+        return re.match("(# world\n)?evaluation: ", printed) is not None
+    return item["observed"].removesuffix("...") in printed
+
+
+@pytest.mark.children
+def test_every_snippet_of_a_class_reproduces_its_lesson_from_elsewhere(
+    tmp_path: Path,
+):
+    """Every lesson of a class about a concrete call (a case refused or
+    accepted, a path normalised, a wrong argument, a TODO passed or render,
+    a call that hung or ended its worker) has a snippet, and each, run from
+    another directory, makes the same call and prints what the lesson says."""
+    cohort = tmp_path / "class"
+    cohort.mkdir()
+    for name, plants in _CLASS.items():
+        learner_folder(cohort, name, *plants)
+    report = tmp_path / "class.json"
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
+    }
+    finished = subprocess.run(
+        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
+        + ["--jobs", "2", "--json", str(report)],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        timeout=900,
+    )
+    assert finished.returncode == 1, finished.stderr[-2000:]
+    learners = json.loads(report.read_text(encoding="utf-8"))["learners"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for learner in learners:
+        name = Path(learner["path"]).name
+        lessons = [i for i in learner["lessons"] if i["cause"] != "more-causes"]
+        assert _LESSONS[name] <= {i["invariant"] for i in lessons}, name
+        for item in lessons:
+            assert item["reproduce"], (name, item["headline"])
+            ran = _run(item["reproduce"], elsewhere)
+            assert ran.returncode == 0, (name, ran.stderr[-2000:])
+            assert _reproduced(item, ran.stdout), (name, item, ran.stdout)
+
+
+def _outcome(build):
+    """What building gives: the object, or the type of what it raised."""
+    try:
+        return ("made", build())
+    except Exception as error:  # the outcome compared, whatever it is
+        return ("raised", type(error))
+
+
+@settings(max_examples=150, deadline=None)
+@given(spec=st.one_of(invalid_specs(), valid_specs()))
+@example(spec=wrong_type_specs()[0])
+def test_a_specifications_code_builds_what_it_makes(spec):
+    """A case specification's `code` (what its lessons' snippets run) builds
+    what its `make` builds, or raises as it does."""
+    target = load_target()
+    assert spec.code
+    built = _outcome(lambda: spec.make(target))
+    assert _outcome(lambda: eval(spec.code, {"target": target})) == built
+
+
+def test_every_hand_written_specification_has_code_that_builds_it():
+    """The explicit examples and the wrong types, as the drawn ones."""
+    target = load_target()
+    for spec in [*example_invalid_specs(), *wrong_type_specs(), *example_valid_specs()]:
+        built = _outcome(lambda spec=spec: spec.make(target))
+        assert _outcome(lambda spec=spec: eval(spec.code, {"target": target})) == built
+
+
+def test_a_hang_on_a_world_is_made_again_through_call_target():
+    """A hang's snippet makes the call through call_target, which stops it and
+    prints where it ran, under a comment saying it hangs made plainly."""
+    world = World()
+    with pytest.raises(CallAborted) as raised, judging(world, load_target()):
+        raise timed_out(EVALUATE, 5.0, world=describe(world))
+    snippet = raised.value.reproduce
+    assert "call_target('evaluate_run(run, workspace, receipts, case)'" in snippet
+    assert "press Ctrl-C" in snippet and "print(lesson.headline)" in snippet
+
+
+def test_a_day_1_to_6_call_that_failed_is_told_again_not_a_traceback():
+    """A substrate lesson (the world could not be built through the target)
+    gets a snippet that prints the lesson's headline where the build fails."""
+    world = World()
+    with pytest.raises(InvariantFailure) as raised, judging(world, load_target()):
+        fail(
+            world="w",
+            expected="e",
+            observed="o",
+            topic="substrate",
+            cause="substrate:ReceiptStore.put",
+        )
+    snippet = raised.value.reproduce
+    assert "except (CallAborted, InvariantFailure) as lesson:" in snippet
+    assert "call_target('evaluate_run(run, workspace, receipts, case)'" in snippet

@@ -22,6 +22,7 @@ from strategies import (
     worlds,
 )
 from strategies.fixes import placed
+from strategies.verdicts import evaluated_twice
 
 
 @pytest.mark.invariant("read-only")
@@ -54,7 +55,10 @@ def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> N
     """
     words = describe(world)
     note(words)
-    with judging(world, target), materialise(world, target) as built:
+    with (
+        judging(world, target, body=evaluated_twice),
+        materialise(world, target) as built,
+    ):
         calls = spy_on(built)
         tree_before = tree_snapshot(built.tree)
         state_before = object_state(built)

@@ -46,6 +46,7 @@ from strategies import (
     with_written_worlds,
 )
 from strategies.fixes import placed
+from strategies.verdicts import evaluated_twice
 
 #: A read-only plan with the log beside the root: no effect is approved, so
 #: the log must still not exist after evaluation.
@@ -142,7 +143,10 @@ def test_evaluating_a_real_run_changes_nothing(target, world: World):
     """
     world = _probing(world)
     note(describe(world))
-    with judging(world, target), materialise(world, target) as built:
+    with (
+        judging(world, target, body=evaluated_twice),
+        materialise(world, target) as built,
+    ):
         tree = tree_snapshot(built.tree)
         before = _state(built)
         first = _evaluate_spied(target, built)

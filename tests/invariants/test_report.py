@@ -21,6 +21,8 @@ from strategies import (
     worlds,
 )
 from strategies.fixes import placed
+from strategies.verdicts import calling, reproducing
+from strategies.vocabulary import EVALUATE
 
 _SHAPE_EXAMPLES = (
     "everything at once",
@@ -106,26 +108,65 @@ def test_the_report_passes_exactly_when_every_check_passes(
     broken run through.
     """
     note(describe(world))
-    with judging(world, target), materialise(world, target) as built:
-        report = evaluate(target, built)
-        rows = report_view(report)
-    should = bool(rows) and all(row[1] for row in rows)
-    if report.passed is not should:
-        failed = [shown_row(row) for row in rows if not row[1]]
-        fail(
-            world=describe(world),
-            expected=f"report.passed is {should}",
-            observed=f"report.passed is {report.passed!r}"
-            + (f" with failed checks {failed}" if failed else ""),
-            hint=placed(_verdict_hint(report.passed), "EvaluationReport.passed"),
-            cause=_passed_cause(report.passed),
-        )
+
+    def body(topic: str) -> list[str]:
+        return [
+            "report = "
+            + calling(EVALUATE, "target.evaluate_run", "*built.args", topic),
+            "print('report.passed is', repr(report.passed))",
+            "print(report.render())",
+        ]
+
+    with judging(world, target, body=body):
+        with materialise(world, target) as built:
+            report = evaluate(target, built)
+            rows = report_view(report)
+        should = bool(rows) and all(row[1] for row in rows)
+        if report.passed is not should:
+            failed = [shown_row(row) for row in rows if not row[1]]
+            fail(
+                world=describe(world),
+                expected=f"report.passed is {should}",
+                observed=f"report.passed is {report.passed!r}"
+                + (f" with failed checks {failed}" if failed else ""),
+                hint=placed(_verdict_hint(report.passed), "EvaluationReport.passed"),
+                cause=_passed_cause(report.passed),
+            )
 
 
 _TEXT = st.text(
     st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=12
 )
 _CHECK_ROWS = st.lists(st.tuples(_TEXT, st.booleans(), _TEXT), max_size=5)
+
+
+def _report_lines(rows, topic: str) -> list[str]:
+    """Snippet lines that build the report of `rows` directly, as `_report`."""
+    check = calling(
+        "EvaluationCheck(name, passed, detail)", "target.EvaluationCheck", "*row", topic
+    )
+    return [
+        f"rows = {rows!r}",
+        f"checks = tuple({check} for row in rows)",
+        "report = "
+        + calling(
+            "EvaluationReport(checks)", "target.EvaluationReport", "checks", topic
+        ),
+    ]
+
+
+def _passed_lines(rows, topic: str) -> list[str]:
+    passed = (
+        "call_target('report.passed', lambda: report.passed)"
+        if topic
+        else "report.passed"
+    )
+    return [*_report_lines(rows, topic), f"print('report.passed is', repr({passed}))"]
+
+
+def _render_lines_of(rows, topic: str) -> list[str]:
+    rendered = calling("report.render()", "report.render", "", topic)
+    return [*_report_lines(rows, topic), f"print('render() ==', repr({rendered}))"]
 
 
 def _report(target, rows):
@@ -156,17 +197,18 @@ def test_a_report_built_directly_passes_exactly_when_every_check_passes(
     must not pass (evaluate_run always adds the final check, so only a report
     built directly shows this).
     """
-    report = _report(target, rows)
-    should = bool(rows) and all(row[1] for row in rows)
-    observed = call_target("report.passed", lambda: report.passed)
-    if observed is not should:
-        fail(
-            world=f"EvaluationReport of checks {[shown_row(r) for r in rows]}",
-            expected=f"report.passed is {should}",
-            observed=f"report.passed is {observed!r}",
-            hint=placed(_verdict_hint(bool(observed)), "EvaluationReport.passed"),
-            cause=_passed_cause(observed),
-        )
+    with reproducing(target, lambda topic: _passed_lines(rows, topic), ["call_target"]):
+        report = _report(target, rows)
+        should = bool(rows) and all(row[1] for row in rows)
+        observed = call_target("report.passed", lambda: report.passed)
+        if observed is not should:
+            fail(
+                world=f"EvaluationReport of checks {[shown_row(r) for r in rows]}",
+                expected=f"report.passed is {should}",
+                observed=f"report.passed is {observed!r}",
+                hint=placed(_verdict_hint(bool(observed)), "EvaluationReport.passed"),
+                cause=_passed_cause(observed),
+            )
 
 
 def _word(passed: bool) -> str:
@@ -235,13 +277,15 @@ def test_render_follows_its_grammar_line_by_line(target, rows) -> None:
     tools grep; names and details appear verbatim, the verdict words are
     exactly PASS and FAIL.
     """
-    report = _report(target, rows)
-    _render_lines(
-        target,
-        report,
-        rows,
-        world=f"EvaluationReport of checks {[shown_row(r) for r in rows]}",
-    )
+    lines = _render_lines_of
+    with reproducing(target, lambda topic: lines(rows, topic), ["call_target"]):
+        report = _report(target, rows)
+        _render_lines(
+            target,
+            report,
+            rows,
+            world=f"EvaluationReport of checks {[shown_row(r) for r in rows]}",
+        )
 
 
 @pytest.mark.invariant("render-grammar")

@@ -17,6 +17,7 @@ from strategies import (
     expect_error,
     fail,
     invalid_specs,
+    judging,
     materialise,
     normalisable_paths,
     spelled,
@@ -24,6 +25,35 @@ from strategies import (
     wrong_type_specs,
 )
 from strategies.fixes import change_for, placed
+from strategies.verdicts import calling, reproducing
+
+
+def _refusing(spec: Spec, topic: str) -> list[str]:
+    """Snippet lines that build `spec` and show whether ValueError is raised."""
+    if topic:
+        return [
+            f"error = expect_error({spec.what!r}, lambda: {spec.code}, ValueError,"
+            " world='')",
+            "print('ValueError:', error)",
+        ]
+    return [
+        "try:",
+        f"    made = {spec.code}",
+        "except ValueError as error:",
+        "    print('ValueError:', error)",
+        "else:",
+        f"    print({spec.what + ' returned'!r}, made)",
+    ]
+
+
+def _accepting(spec: ValidSpec, topic: str) -> list[str]:
+    """Snippet lines that build `spec` and print the values it must hold."""
+    made = f"call_target({spec.what!r}, lambda: {spec.code})" if topic else spec.code
+    lines = [f"made = {made}"]
+    for name, _ in spec.holds:
+        shown = f"len(made.{name[4:-1]})" if name.startswith("len(") else f"made.{name}"
+        lines.append(f"print({name + ' =='!r}, repr({shown}))")
+    return lines
 
 
 def _examples(specs, argument: str):
@@ -36,6 +66,12 @@ def _examples(specs, argument: str):
 
 
 def _refused(target, spec: Spec) -> None:
+    __tracebackhide__ = True
+    with reproducing(target, lambda topic: _refusing(spec, topic), ["expect_error"]):
+        _refuse(target, spec)
+
+
+def _refuse(target, spec: Spec) -> None:
     __tracebackhide__ = True
     error = expect_error(
         spec.what,
@@ -120,6 +156,12 @@ def test_every_valid_specification_is_accepted_as_written(
     wrote.
     """
     note(spec.what)
+    with reproducing(target, lambda topic: _accepting(spec, topic), ["call_target"]):
+        _accepted(target, spec)
+
+
+def _accepted(target, spec: ValidSpec) -> None:
+    __tracebackhide__ = True
     built = call_target(spec.what, spec.make, target)
     for name, value in spec.holds:
         observed = _attribute(built, name)
@@ -157,6 +199,53 @@ def test_paths_are_stored_normalised_and_equal_paths_collide(target, path) -> No
     written, normal = spelled(parts, spelling), "/".join(parts)
     world = f"the path {written!r}, which normalises to {normal!r}"
     note(world)
+    duplicate = Spec(
+        f"EvaluationCase('done', files=(FileExpectation({normal!r}, '1'),"
+        f" FileExpectation({written!r}, '2')))",
+        lambda t: t.EvaluationCase(
+            "done",
+            files=(t.FileExpectation(normal, "1"), t.FileExpectation(written, "2")),
+        ),
+        ("file paths must be unique",),
+        "two file expectations for one path (after normalisation) are refused",
+        code=f"target.EvaluationCase('done', files=(target.FileExpectation("
+        f"{normal!r}, '1'), target.FileExpectation({written!r}, '2')))",
+    )
+
+    def lines(topic: str) -> list[str]:
+        stored = calling(
+            f"FileExpectation({written!r}, 'x')",
+            "target.FileExpectation",
+            f"{written!r}, 'x'",
+            topic,
+        )
+        again = calling(
+            "FileExpectation(stored, 'x')",
+            "target.FileExpectation",
+            "stored, 'x'",
+            topic,
+        )
+        artifacts = calling(
+            f"ReceiptExpectation('call-1', 'edit_file', 'ok', 'x', ({written!r},))",
+            "target.ReceiptExpectation",
+            f"'call-1', 'edit_file', 'ok', 'x', ({written!r},)",
+            topic,
+        )
+        return [
+            f"stored = {stored}.path",
+            "print('.path ==', repr(stored))",
+            f"print('normalising it again gives', repr({again}.path))",
+            f"print('.changed_artifacts ==', repr({artifacts}.changed_artifacts))",
+            *_refusing(duplicate, topic),
+        ]
+
+    names = ["call_target", "expect_error"]
+    with reproducing(target, lines, names):
+        _normalised(target, written, normal, world, duplicate)
+
+
+def _normalised(target, written: str, normal: str, world: str, duplicate) -> None:
+    __tracebackhide__ = True
     hint = (
         "normalise with PurePosixPath(path) (or Path): it drops '.', empty"
         " components and a trailing '/'"
@@ -197,19 +286,7 @@ def test_paths_are_stored_normalised_and_equal_paths_collide(target, path) -> No
             observed=f".changed_artifacts == {artifacts!r}",
             hint=placed(hint, "ReceiptExpectation"),
         )
-    _refused(
-        target,
-        Spec(
-            f"EvaluationCase('done', files=(FileExpectation({normal!r}, '1'),"
-            f" FileExpectation({written!r}, '2')))",
-            lambda t: t.EvaluationCase(
-                "done",
-                files=(t.FileExpectation(normal, "1"), t.FileExpectation(written, "2")),
-            ),
-            ("file paths must be unique",),
-            "two file expectations for one path (after normalisation) are refused",
-        ),
-    )
+    _refused(target, duplicate)
 
 
 _WRONG_ARGUMENTS = ("None", "object()", "a string", "a dict", "another argument")
@@ -235,7 +312,43 @@ def test_a_wrong_argument_is_refused_naming_its_type(target, position, wrong) ->
     caller, refused before evaluation instead of half-judged.
     """
     world = World()
-    with materialise(world, target) as built:
+    shown = ", ".join(
+        wrong if i == position else name
+        for i, name in enumerate(("run", "workspace", "receipts", "case"))
+    )
+    what = f"evaluate_run({shown})"
+    code = {
+        "None": "None",
+        "object()": "object()",
+        "a string": "'text'",
+        "a dict": "{}",
+        "another argument": f"arguments[{(position + 1) % 4}]",
+    }[wrong]
+
+    def body(topic: str) -> list[str]:
+        wrong_argument = [
+            "arguments = list(built.args)",
+            f"arguments[{position}] = {code}",
+        ]
+        if topic:
+            return [
+                *wrong_argument,
+                f"error = expect_error({what!r}, lambda: target.evaluate_run("
+                f"*arguments), ValueError, world='', mentions="
+                f"{_EXPECTED_TYPES[position]!r})",
+                "print('ValueError:', error)",
+            ]
+        return [
+            *wrong_argument,
+            "try:",
+            "    report = target.evaluate_run(*arguments)",
+            "except ValueError as error:",
+            "    print('ValueError:', error)",
+            "else:",
+            f"    print({what + ' returned'!r}, report)",
+        ]
+
+    with judging(world, target, body=body), materialise(world, target) as built:
         arguments = list(built.args)
         replacement = {
             "None": None,
@@ -245,13 +358,9 @@ def test_a_wrong_argument_is_refused_naming_its_type(target, position, wrong) ->
             "another argument": arguments[(position + 1) % 4],
         }[wrong]
         arguments[position] = replacement
-        shown = ", ".join(
-            wrong if i == position else name
-            for i, name in enumerate(("run", "workspace", "receipts", "case"))
-        )
-        note(f"evaluate_run({shown})")
+        note(what)
         error = expect_error(
-            f"evaluate_run({shown})",
+            what,
             lambda: target.evaluate_run(*arguments),
             ValueError,
             world=describe(world),
