@@ -146,6 +146,9 @@ def test_reordering_duplicating_or_adding_events_changes_nothing(
                         " last event, or the number of events",
                         "evaluate_run",
                     ),
+                    # The check's own code depends on the order: its truth
+                    # lesson's cause (a verdict that changes, never only words).
+                    cause=verdict_cause(check, None),
                 )
         if len(canonical) != len(reordered):
             fail(
@@ -155,7 +158,4 @@ def test_reordering_duplicating_or_adding_events_changes_nothing(
                 hint=placed(
                     "the checks come from the case, not from the events", "evaluate_run"
                 ),
-                # The check's own code depends on the order: its truth
-                # lesson's cause (a verdict that changes, never only words).
-                cause=verdict_cause(check, None),
             )
