@@ -50,7 +50,9 @@ __all__ = [
     "DEFAULT_MEMORY",
     "DEFAULT_TIMEOUT",
     "PROFILES",
+    "SEED_LIMIT",
     "Settings",
+    "fresh_seed",
     "judge",
 ]
 
@@ -67,6 +69,9 @@ DEFAULT_MAX_OUTPUT = 1 << 20
 LOAD_TIMEOUT = 30.0
 
 PROFILES: tuple[str, ...] = ("ci", "dev", "thorough")
+#: Seeds are below this: 64 bits, as a JSON reader in any language keeps them
+#: (those in a report are drawn below 2**32, short enough to type).
+SEED_LIMIT = 1 << 64
 
 # A learner's folder is small source code; anything larger is not what the
 # command was pointed at.
@@ -83,6 +88,11 @@ DECOYS = {
 }
 
 
+def fresh_seed() -> int:
+    """A run's seed when none is given: drawn anew, so never known beforehand."""
+    return secrets.randbits(32)
+
+
 @dataclass(frozen=True)
 class Settings:
     """How every learner of one run is judged."""
@@ -96,6 +106,10 @@ class Settings:
     isolation: str = "process"
     #: Processes one learner's suite is split across (strategies/parts.py).
     parts: int = 1
+    #: The run's seed: every learner's examples and the score's probe are
+    #: drawn from it, so a verdict is reproduced with `--seed`; None (only
+    #: for callers other than the command) leaves the profile to decide.
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -116,12 +130,18 @@ class Settings:
             )
         if not 1 <= self.parts <= 8:
             raise ValueError(f"parts must be between 1 and 8, got {self.parts}")
+        if self.seed is not None and not 0 <= self.seed < SEED_LIMIT:
+            raise ValueError(
+                f"a seed is a whole number from 0 to {SEED_LIMIT - 1}, got {self.seed}"
+            )
         if self.max_output < 1024:
             raise ValueError(
                 f"an output limit must be at least 1 KiB, got {self.max_output}"
             )
 
     def to_json(self) -> dict[str, Any]:
+        # No seed (a caller other than the command): none said, not null.
+        seeded = {} if self.seed is None else {"seed": self.seed}
         return {
             "level": self.level,
             "profile": self.profile,
@@ -129,6 +149,7 @@ class Settings:
             "memory_mib": self.memory >> 20,
             "max_output_bytes": self.max_output,
             "isolation": self.isolation,
+            **seeded,
         }
 
 
@@ -232,6 +253,7 @@ def _judge(
             "parent": os.getpid(),
             "load_timeout": min(settings.load_timeout, settings.timeout),
             "parts": settings.parts,
+            "seed": settings.seed,
         }
         cpu_seconds = int(settings.timeout * 1.5) + 10
         if settings.isolation != "process":
