@@ -39,6 +39,7 @@ from types import FrameType
 from typing import Any
 
 import pytest
+from hypothesis import core as hypothesis_core
 from hypothesis import settings
 from hypothesis.errors import InvalidArgument
 
@@ -77,6 +78,7 @@ _TARGET = pytest.StashKey[Target]()
 _OUTCOMES = pytest.StashKey["Outcomes"]()
 _PREVIOUS_LIMITS = pytest.StashKey[CallLimits]()
 _STOP_WATCHING = pytest.StashKey[Callable[[], None]]()
+_PREVIOUS_SEED = pytest.StashKey[Any]()
 
 # Registered at import, before Hypothesis's own pytest_configure loads a
 # profile named by --hypothesis-profile.
@@ -172,6 +174,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # derandomized otherwise), before either plugin loads one.
     seed = config.getoption("--hypothesis-seed", default=None)
     register_profiles(seeded=seed is not None)
+    # Hypothesis sets its global seed and never unsets it: put back, at the
+    # end, what a session around this one (pytester) had.
+    config.stash[_PREVIOUS_SEED] = hypothesis_core.global_force_seed
     explicit = config.getoption("--hypothesis-profile", default=None)
     if explicit:
         try:
@@ -197,8 +202,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     previous = config.stash.get(_PREVIOUS_LIMITS, None)
     if previous is not None:
         use_call_limits(previous)
-    if config.getoption("--hypothesis-seed", default=None) is not None:
-        register_profiles()  # as an unseeded session nested around it had them
+    if _PREVIOUS_SEED in config.stash:
+        previous_seed = config.stash[_PREVIOUS_SEED]
+        hypothesis_core.global_force_seed = previous_seed
+        register_profiles(seeded=previous_seed is not None)
     stop = config.stash.get(_STOP_WATCHING, None)
     if stop is not None:
         stop()

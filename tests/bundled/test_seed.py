@@ -8,11 +8,14 @@ tests/bundled/test_command_seed.py.
 from __future__ import annotations
 
 import json
+import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
 from _command_schema import documented_schema, report_problems
+from hypothesis import core as hypothesis_core
 from hypothesis import settings
+from test_target_loading import CONFTEST, LEAN, make_course
 
 from day7_verify._cli import _judge_parser
 from day7_verify._gradescope import gradescope_results
@@ -117,3 +120,48 @@ def test_merge_refuses_shards_judged_with_different_seeds():
     )
     with pytest.raises(SchemaError, match="different seed"):
         merge([("a", one), ("b", other)])
+
+
+_DRAWS = '''
+    import pytest
+    from hypothesis import given, strategies as st
+
+    @pytest.mark.invariant("draws")
+    @given(st.integers())
+    def test_draws(target, n):
+        """Every number drawn is written down."""
+        with open("draws.txt", "a") as out:
+            out.write(f"{n}\\n")
+'''
+
+
+def _draws(pytester: pytest.Pytester, *seed: str) -> list[str]:
+    (pytester.path / "draws.txt").unlink(missing_ok=True)
+    agent = str(pytester.path / "agent")
+    result = pytester.runpytest(
+        "--impl-path", agent, "--hypothesis-profile", "ci", *seed, *LEAN
+    )
+    assert result.ret == 0
+    return (pytester.path / "draws.txt").read_text().split()
+
+
+def test_the_ci_profile_obeys_a_seed_and_is_derandomized_without_one(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+):
+    """Same seed, same examples; another seed, others; no seed, ci's own
+    derandomized ones every time; and the session around it keeps its seed."""
+    monkeypatch.delenv("CI", raising=False)
+    pytester.makeconftest(CONFTEST.read_text(encoding="utf-8"))
+    (pytester.path / "invariants").mkdir()
+    (pytester.path / "invariants" / "test_draws.py").write_text(textwrap.dedent(_DRAWS))
+    make_course(pytester.path)
+    outer = (hypothesis_core.global_force_seed, settings.get_current_profile_name())
+    try:
+        one = _draws(pytester, "--hypothesis-seed", "1")
+        assert _draws(pytester, "--hypothesis-seed", "1") == one
+        assert _draws(pytester, "--hypothesis-seed", "2") != one
+        unseeded = _draws(pytester)
+        assert _draws(pytester) == unseeded != one
+    finally:
+        settings.load_profile(outer[1])
+    assert hypothesis_core.global_force_seed == outer[0]
