@@ -7,7 +7,7 @@ the strategies, pytest, Hypothesis) is imported from the bundle, so a learner
 that rewrites what it can find damages only its own copy.
 
 Standard input carries one JSON line: the folder, the level, the profile, the
-memory limit, a progress path, a result path and a nonce. The verdict is
+run's seed, the memory limit, a progress path, a result path and a nonce. The verdict is
 written only to the result path, as JSON carrying the nonce; the command
 trusts nothing else (not this process's exit status). The progress file, one
 JSON object a line, says what is running, so a crash or a hang can be told.
@@ -328,6 +328,10 @@ def _run_part(
         "--part",
         f"{part}/{parts}",
     ]
+    if config.get("seed") is not None:
+        # Every part draws from the run's one seed (tests/conftest.py makes
+        # the profile obey it): same folder, same seed, same verdicts.
+        args += ["--hypothesis-seed", str(int(config["seed"]))]
     exit_code = int(pytest.main(args, plugins=[watcher]))
     watcher.note_changes("", watched.changes(deep=True))
     summary = _read_json(summary_path)

@@ -30,9 +30,13 @@ __all__ = ["gradescope_results"]
 
 
 def gradescope_results(
-    learner: LearnerVerdict, summary_text: str, isolation: str = "process"
+    learner: LearnerVerdict,
+    summary_text: str,
+    isolation: str = "process",
+    seed: int | None = None,
 ) -> dict[str, Any]:
-    """Gradescope's results.json for one learner, its verdict in words beside."""
+    """Gradescope's results.json for one learner, its verdict in words beside
+    (`seed`: the run's, so the verdict can be reproduced)."""
     if learner.score is None:
         learner = scored(learner)  # a verdict from before scores: score it here
     judged_to_end = learner.status in ("pass", "fail")
@@ -91,6 +95,7 @@ def gradescope_results(
                 "schema": SCHEMA,
                 "status": learner.status,
                 "isolation": isolation,
+                "seed": seed,
                 "score": dict(learner.score or {}),
                 "checks_made": (
                     None if learner.checks_made is None else list(learner.checks_made)

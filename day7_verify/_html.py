@@ -741,6 +741,9 @@ def html_page(report: ClassReport) -> str:
         f"{settings.get('isolation', 'process')} isolation",
         f"day7-verify {report.tool}",
     ]
+    if settings.get("seed") is not None:
+        # `day7-verify PATH --seed N` judges a learner again with these examples.
+        facts.insert(-1, f"seed {settings.get('seed')}")
     prefix, short = short_names([learner.path for learner in learners])
     if prefix:
         facts.insert(0, f"learners under {prefix}/")

@@ -52,7 +52,9 @@ __all__ = [
     "DEFAULT_MEMORY",
     "DEFAULT_TIMEOUT",
     "PROFILES",
+    "SEED_LIMIT",
     "Settings",
+    "fresh_seed",
     "judge",
 ]
 
@@ -69,6 +71,9 @@ DEFAULT_MAX_OUTPUT = 1 << 20
 LOAD_TIMEOUT = 30.0
 
 PROFILES: tuple[str, ...] = ("ci", "dev", "thorough")
+#: Seeds are below this: 64 bits, as a JSON reader in any language keeps them
+#: (those in a report are drawn below 2**32, short enough to type).
+SEED_LIMIT = 1 << 64
 
 # A learner's folder is small source code; anything larger is not what the
 # command was pointed at.
@@ -89,6 +94,11 @@ DECOYS = {
 }
 
 
+def fresh_seed() -> int:
+    """A run's seed when none is given: drawn anew, so never known beforehand."""
+    return secrets.randbits(32)
+
+
 @dataclass(frozen=True)
 class Settings:
     """How every learner of one run is judged."""
@@ -105,6 +115,10 @@ class Settings:
     #: Bytes a learner may write in its scratch, on a tmpfs of its own
     #: (day7_verify._space); None where that cannot be done.
     space: int | None = DEFAULT_SPACE
+    #: The run's seed: every learner's examples and the score's probe are
+    #: drawn from it, so a verdict is reproduced with `--seed`; None (only
+    #: for callers other than the command) leaves the profile to decide.
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -129,12 +143,18 @@ class Settings:
             raise ValueError(
                 f"a scratch below 64 MiB cannot hold a learner's worlds: {self.space}"
             )
+        if self.seed is not None and not 0 <= self.seed < SEED_LIMIT:
+            raise ValueError(
+                f"a seed is a whole number from 0 to {SEED_LIMIT - 1}, got {self.seed}"
+            )
         if self.max_output < 1024:
             raise ValueError(
                 f"an output limit must be at least 1 KiB, got {self.max_output}"
             )
 
     def to_json(self) -> dict[str, Any]:
+        # No seed (a caller other than the command): none said, not null.
+        seeded = {} if self.seed is None else {"seed": self.seed}
         return {
             "level": self.level,
             "profile": self.profile,
@@ -144,6 +164,7 @@ class Settings:
             "isolation": self.isolation,
             # null: the scratch is shared, bounded per file only.
             "scratch_mib": None if self.space is None else self.space >> 20,
+            **seeded,
         }
 
 
@@ -247,6 +268,7 @@ def _judge(
             "parent": os.getpid(),
             "load_timeout": min(settings.load_timeout, settings.timeout),
             "parts": settings.parts,
+            "seed": settings.seed,
         }
         cpu_seconds = int(settings.timeout * 1.5) + 10
         if settings.isolation != "process":

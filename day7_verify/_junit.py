@@ -67,12 +67,17 @@ def classnames(paths: list[str]) -> dict[str, str]:
     return given
 
 
-def _suite(learner: LearnerVerdict, classname: str, isolation: str) -> ET.Element:
+def _suite(
+    learner: LearnerVerdict, classname: str, isolation: str, seed: object = None
+) -> ET.Element:
     suite = ET.Element("testsuite", name=_clean(learner.path))
     suite.set("time", f"{learner.seconds:.3f}")
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="path", value=_clean(learner.path))
     ET.SubElement(properties, "property", name="isolation", value=isolation)
+    if seed is not None:
+        # The run's seed: `day7-verify PATH --seed N` judges it again alike.
+        ET.SubElement(properties, "property", name="seed", value=_clean(str(seed)))
     if learner.score is not None:
         # The score (docs/score.md): the percent, and the points behind it.
         for key in ("percent", "earned", "possible"):
@@ -135,8 +140,10 @@ def junit_xml(report: ClassReport) -> str:
     root = ET.Element("testsuites", name="day7-verify")
     names = classnames([learner.path for learner in report.learners])
     isolation = str(report.settings.get("isolation", "process"))
+    seed = report.settings.get("seed")
     suites = [
-        _suite(learner, names[learner.path], isolation) for learner in report.learners
+        _suite(learner, names[learner.path], isolation, seed)
+        for learner in report.learners
     ]
     root.extend(suites)
     for total in ("tests", "failures", "errors", "skipped"):

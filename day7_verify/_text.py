@@ -36,6 +36,7 @@ __all__ = [
     "ordered_lessons",
     "runnable",
     "score_words",
+    "seed_line",
     "verdict_line",
 ]
 
@@ -212,6 +213,7 @@ def learner_lines(
     verbose: bool = False,
     quiet: bool = False,
     isolation: str | None = None,
+    seed: int | None = None,
 ) -> list[str]:
     """One learner's verdict as the terminal shows it, one string per line.
 
@@ -224,6 +226,8 @@ def learner_lines(
     lines = [verdict_line(verdict)]
     if isolation is not None:
         lines.append(f"  judged under {isolation} isolation")
+    if seed is not None:
+        lines.append(seed_line(verdict.path, seed))
     lines += _lessons_section(verdict, verbose)
     lines += _invariant_rows(verdict, level)
     if verdict.output_tail and (verbose or verdict.status not in ("pass", "fail")):
@@ -231,6 +235,14 @@ def learner_lines(
         lines += [f"{_INDENT}{line}" for line in verdict.output_tail.splitlines()]
     # A learner's text is data: no line it wrote reaches the terminal raw.
     return [terminal_text(line) for line in lines]
+
+
+def seed_line(path: str, seed: int) -> str:
+    """The run's seed, and the command that judges `path` again with it."""
+    return (
+        f"  seed {seed}: `day7-verify {shlex.quote(path)} --seed {seed}`"
+        " draws the same examples again"
+    )
 
 
 def verdict_line(verdict: LearnerVerdict, isolation: str | None = None) -> str:
@@ -373,6 +385,8 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
     settings = report.settings
     how = f"{settings.get('level')} level, {settings.get('profile')} profile"
     how += f", {settings.get('isolation', 'process')} isolation"
+    if settings.get("seed") is not None:
+        how += f", seed {settings.get('seed')}"
     if jobs is not None:
         how += f", {jobs} job(s)"
     lines = [

@@ -3,24 +3,42 @@
 An invariant such as read-only or determinism holds for free for checks an
 evaluator never makes, so the score (docs/score.md) gives it credit only for
 the groups (final, files, results, receipts) the evaluator is seen to judge.
-Seen, not guessed: for each group a small written-out world with one fact of
-that group and one of each other group, all true; then the same world with
-that group's fact false. The group is made when the report has the group's
-check, by its contract name, and it PASSes on the first world and FAILs on
-the second: a check that always passes, always fails or is missing does no
-work.
+Seen, not guessed: small worlds with one fact of every group, all true, and
+for each group the same world with that group's fact false. The group is
+made when, for some such pair, the report has the group's check, by its
+contract name, and it PASSes on the true world and FAILs on the false one:
+its verdict follows the group's fact. A check that always passes, always
+fails or is missing does no work.
 
-The worlds are judged through `strategies.verdicts.judged`, the route every
-invariant takes, so they keep working when the build route changes. Each
-fact is the plainest of its group (LF text, an ASCII path, a log inside the
-root) and its falsehood the bluntest (the marker absent, a byte changed, the
-receipt never stored), so a learner with one subtle bug is still seen to
-make the check its bug spoils: the probe measures whether the work is done,
-truth whether it is done right.
+The worlds are drawn from the run's seed (`probes`): their markers, paths,
+texts, tools, call ids and exit states. So they are new in every run, as the
+properties' examples are (issue 26: fixed worlds could be recognised and
+answered as the reference would, by an evaluator that judges nothing else),
+and the same given the seed, so a verdict is reproduced with its seed.
+
+Made, not right (issue 25): three shapes of true world are tried, each only
+where the ones before did not show the check made:
+
+- `plain`: every fact the plainest of its group (text among other words, a
+  closing final event after the tool call);
+- `last-event`: the run's one event is the tool call, no final event after
+  it, so a result check that reads only the last event is still seen;
+- `exact`: every substring is its whole text (the final, the tool result,
+  the receipt's result), so a check that compares with `==` where the
+  contract says `in` is still seen.
+
+Each falsehood is the bluntest of its group (the marker absent, a byte
+changed, the receipt never stored), so a learner with one subtle bug is
+still seen to make the check its bug spoils: the probe measures whether the
+work is done, truth whether it is done right. The worlds are judged through
+`strategies.verdicts.judged`, the route every invariant takes.
 """
 
 from __future__ import annotations
 
+import hashlib
+import random
+import secrets
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,13 +47,24 @@ from strategies.finals import FinalFact
 from strategies.lessons import CallAborted, InvariantFailure
 from strategies.receipts import ReceiptFact
 from strategies.results import ResultFact
-from strategies.vocabulary import marker
+from strategies.vocabulary import EFFECT_TOOLS, TOOLS, marker, other
 from strategies.world import World, truth
 
-__all__ = ["GROUPS", "PROBES", "Probe", "group_of", "probe_target"]
+__all__ = [
+    "GROUPS",
+    "SHAPES",
+    "Probe",
+    "fresh_seed",
+    "group_of",
+    "probe_seed",
+    "probe_target",
+    "probes",
+]
 
 #: The check groups, in the contract's order.
 GROUPS: tuple[str, ...] = ("final", "files", "results", "receipts")
+#: The shapes of true world, in the order they are tried.
+SHAPES: tuple[str, ...] = ("plain", "last-event", "exact")
 # The contract names a group's checks `file:<path>`, `result:<tool>`,
 # `receipt:<call id>` (the final check is `final`).
 _PREFIXES = (("files", "file:"), ("results", "result:"), ("receipts", "receipt:"))
@@ -51,29 +80,27 @@ def group_of(check_name: str) -> str | None:
     return None
 
 
-#: One true fact of each group: a world whose every check passes.
-_TRUE_WORLD = World(
-    final=FinalFact("embedded", marker(0)),
-    files=(FileFact(0, ("src", "app.py"), "exact", "answer = 2\n"),),
-    results=(ResultFact("run_command", "embedded", marker(1), "edit_file"),),
-    receipts=(
-        ReceiptFact("call-1", "edit_file", "ok", ("src/app.py",), "match", marker(2)),
-    ),
-)
+def fresh_seed() -> int:
+    """A new seed, as `day7-verify` draws one for a run: never guessable."""
+    return secrets.randbits(32)
 
-#: The same, but the run's one event is the tool call: no closing final
-#: event after it, so a result check that reads only the last event, or the
-#: first of its tool, is still seen to be made (its bug is truth's to show).
-_LAST_EVENT_WORLD = replace(
-    _TRUE_WORLD, final=FinalFact("completed_without_final_event", marker(0))
-)
+
+def probe_seed(given: object) -> int:
+    """A run's seed as a number: an integer as it is; any other text (which
+    Hypothesis also takes) as a number made from it."""
+    try:
+        return int(str(given))
+    except ValueError:
+        digest = hashlib.sha256(str(given).encode("utf-8")).digest()
+        return int.from_bytes(digest[:8], "big")
 
 
 @dataclass(frozen=True)
 class Probe:
-    """One group's pair of worlds: every fact true, and its own fact false."""
+    """One group's pair of worlds of one shape: every fact true, and its own false."""
 
     group: str
+    shape: str
     true_world: World
     false_world: World
 
@@ -85,34 +112,68 @@ class Probe:
         return name
 
 
-#: The probes, one per group, in the contract's order.
-PROBES: tuple[Probe, ...] = (
-    Probe("final", _TRUE_WORLD, replace(_TRUE_WORLD, final=FinalFact("absent"))),
-    Probe(
-        "files",
-        _TRUE_WORLD,
-        replace(
-            _TRUE_WORLD,
-            files=(replace(_TRUE_WORLD.files[0], kind="wrong_byte"),),
+# Filler never holds "[" or "]": a marker occurs only where its fact put it.
+_DIRS = ("src", "lib", "pkg", "app", "docs", "tools", "notes")
+_STEMS = ("main", "util", "config", "answer", "report", "model", "data")
+_SUFFIXES = (".py", ".txt", ".md", ".cfg")
+_WORDS = ("done", "finished", "all set", "complete", "ready", "the answer is")
+
+
+def _world(rng: random.Random, shape: str) -> World:
+    """One true world of `shape`, its values drawn from `rng`."""
+    numbers = rng.sample(range(26, 26**3), 4)
+    marks = [marker(n) for n in numbers]
+    parts = (rng.choice(_DIRS), rng.choice(_STEMS) + rng.choice(_SUFFIXES))
+    text = f"{rng.choice(_STEMS)} = {rng.randrange(1000)}\n" * rng.randint(1, 3)
+    tool = rng.choice(TOOLS)
+    receipt_tool = rng.choice(EFFECT_TOOLS)
+    call_id = f"call-{rng.randrange(1, 10_000)}"
+    exact = shape == "exact"
+    final_kind = {"plain": "embedded", "last-event": "completed_without_final_event"}
+    return World(
+        final=FinalFact(
+            final_kind.get(shape, "exact"), marks[0], words=rng.choice(_WORDS)
         ),
-    ),
-    Probe(
-        "results",
-        _LAST_EVENT_WORLD,
-        replace(
-            _LAST_EVENT_WORLD,
-            results=(replace(_TRUE_WORLD.results[0], kind="absent"),),
+        files=(FileFact(0, parts, "exact", text),),
+        results=(
+            ResultFact(
+                tool, "exact" if exact else "embedded", marks[1], other(TOOLS, tool)
+            ),
         ),
-    ),
-    Probe(
-        "receipts",
-        _TRUE_WORLD,
-        replace(
-            _TRUE_WORLD,
-            receipts=(replace(_TRUE_WORLD.receipts[0], stored="absent"),),
+        receipts=(
+            ReceiptFact(
+                call_id,
+                receipt_tool,
+                rng.choice(("ok", "error")),
+                ("/".join(parts),),
+                "match",
+                marks[2],
+                result=marks[2] if exact else "",
+            ),
         ),
-    ),
-)
+    )
+
+
+def _false(world: World, group: str) -> World:
+    """`world` with `group`'s fact made false, the bluntest way."""
+    if group == "final":
+        return replace(world, final=replace(world.final, kind="absent"))
+    if group == "files":
+        return replace(world, files=(replace(world.files[0], kind="wrong_byte"),))
+    if group == "results":
+        return replace(world, results=(replace(world.results[0], kind="absent"),))
+    return replace(world, receipts=(replace(world.receipts[0], stored="absent"),))
+
+
+def probes(seed: int) -> tuple[Probe, ...]:
+    """The probe's pairs drawn from `seed`: for each shape (in SHAPES' order),
+    one true world and each group's false one (in GROUPS' order)."""
+    rng = random.Random(f"day7-verify probe {seed}")
+    found: list[Probe] = []
+    for shape in SHAPES:
+        world = _world(rng, shape)
+        found += [Probe(g, shape, world, _false(world, g)) for g in GROUPS]
+    return tuple(found)
 
 
 Rows = tuple[tuple[str, bool, str], ...]
@@ -156,34 +217,49 @@ def _said(verdict: bool | None | str) -> str:
     return f"not judged ({verdict})"
 
 
-def probe_target(target: Any) -> dict[str, Any]:
-    """For each group whether `target` makes its check, and what was seen.
+def probe_target(target: Any, seed: int = 0) -> dict[str, Any]:
+    """For each group whether `target` makes its check, and what was seen,
+    on the worlds drawn from `seed`.
 
-    Six evaluations at most: each true world once (three probes share one),
-    then each group's false world where its check passed on the true one.
-    A hang ends the probe: the groups not yet probed are not made (a hung
-    evaluator would cost seconds per world for nothing).
+    A shape's true world is judged once, and only while some group is not
+    yet seen made; a group's false world only where its check passed on the
+    true one: five evaluations for an evaluator that makes every check,
+    fifteen at most. A hang ends the probe: the groups not yet made are not
+    (a hung evaluator would cost seconds per world for nothing).
     """
-    groups: dict[str, Any] = {}
-    shared: dict[World, Rows | str] = {}
+    seen: dict[str, list[str]] = {g: [] for g in GROUPS}
+    names: dict[str, str] = {}
+    made: set[str] = set()
     stopped = ""
-    for probe in PROBES:
-        name = probe.check_name()
-        if stopped:
-            groups[probe.group] = {"check": name, "made": False, "seen": stopped}
+    for shape in SHAPES:
+        pairs = [p for p in probes(seed) if p.shape == shape and p.group not in made]
+        if not pairs or stopped:
             continue
-        if probe.true_world not in shared:
-            shared[probe.true_world] = _rows_of(target, probe.true_world)
-        when_true = _verdict(shared[probe.true_world], name)
-        when_false: bool | None | str = _NOT_TRIED
-        if when_true is True:
-            when_false = _verdict(_rows_of(target, probe.false_world), name)
-        groups[probe.group] = {
-            "check": name,
-            "made": when_true is True and when_false is False,
-            "seen": f"{_said(when_true)} with the fact true,"
-            f" {_said(when_false)} with it false",
+        rows = _rows_of(target, pairs[0].true_world)
+        for probe in pairs:
+            name = probe.check_name()
+            names.setdefault(probe.group, name)
+            when_true = _verdict(rows, name)
+            when_false: bool | None | str = _NOT_TRIED
+            if when_true is True and not stopped:
+                when_false = _verdict(_rows_of(target, probe.false_world), name)
+            if when_true is True and when_false is False:
+                made.add(probe.group)
+                names[probe.group] = name
+            seen[probe.group].append(
+                f"{shape}: {_said(when_true)} with the fact true,"
+                f" {_said(when_false)} with it false"
+            )
+            if any(str(v).startswith("hang") for v in (when_true, when_false)):
+                stopped = "not probed further: an earlier probe hung"
+    groups = {
+        g: {
+            "check": names.get(g, ""),
+            "made": g in made,
+            "seen": "; ".join(
+                seen[g] + ([stopped] if stopped and g not in made else [])
+            ),
         }
-        if any(str(v).startswith("hang") for v in (when_true, when_false)):
-            stopped = "not probed: an earlier probe hung"
-    return {"groups": groups, "made": [g for g in GROUPS if groups[g]["made"]]}
+        for g in GROUPS
+    }
+    return {"seed": seed, "groups": groups, "made": [g for g in GROUPS if g in made]}

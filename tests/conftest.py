@@ -39,6 +39,7 @@ from types import FrameType
 from typing import Any
 
 import pytest
+from hypothesis import core as hypothesis_core
 from hypothesis import settings
 from hypothesis.errors import InvalidArgument
 
@@ -60,7 +61,7 @@ from strategies.lessons import (
 )
 from strategies.ordering import rank
 from strategies.parts import assign, parse_part
-from strategies.probe import probe_target
+from strategies.probe import fresh_seed, probe_seed, probe_target
 from strategies.profiles import PROFILES, choose_profile, register_profiles
 from strategies.target import LEVELS, Target, TargetError, load_target
 
@@ -77,6 +78,7 @@ _TARGET = pytest.StashKey[Target]()
 _OUTCOMES = pytest.StashKey["Outcomes"]()
 _PREVIOUS_LIMITS = pytest.StashKey[CallLimits]()
 _STOP_WATCHING = pytest.StashKey[Callable[[], None]]()
+_PREVIOUS_SEED = pytest.StashKey[Any]()
 
 # Registered at import, before Hypothesis's own pytest_configure loads a
 # profile named by --hypothesis-profile.
@@ -168,6 +170,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "hardened: holds only at the hardened level (skipped at course)"
     )
+    # A seed makes the run seeded: every profile then obeys it (even `ci`,
+    # derandomized otherwise), before either plugin loads one.
+    seed = config.getoption("--hypothesis-seed", default=None)
+    register_profiles(seeded=seed is not None)
+    # Hypothesis sets its global seed and never unsets it: put back, at the
+    # end, what a session around this one (pytester) had.
+    config.stash[_PREVIOUS_SEED] = hypothesis_core.global_force_seed
     explicit = config.getoption("--hypothesis-profile", default=None)
     if explicit:
         try:
@@ -180,7 +189,7 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         # An explicit --hypothesis-profile is loaded by Hypothesis's plugin.
         settings.load_profile(choose_profile(None))
-    outcomes = Outcomes()
+    outcomes = Outcomes(seed=None if seed is None else probe_seed(seed))
     config.stash[_OUTCOMES] = outcomes
     config.pluginmanager.register(outcomes, "day7-verification-outcomes")
     config.stash[_PREVIOUS_LIMITS] = use_call_limits(
@@ -193,6 +202,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     previous = config.stash.get(_PREVIOUS_LIMITS, None)
     if previous is not None:
         use_call_limits(previous)
+    if _PREVIOUS_SEED in config.stash:
+        previous_seed = config.stash[_PREVIOUS_SEED]
+        hypothesis_core.global_force_seed = previous_seed
+        register_profiles(seeded=previous_seed is not None)
     stop = config.stash.get(_STOP_WATCHING, None)
     if stop is not None:
         stop()
@@ -227,7 +240,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             "skipped: tests/bundled and tests/meta (the bundled evaluator's parts,"
             " the suite's own oracle)"
         )
-    lines.append(f"hypothesis profile: {settings.get_current_profile_name()}")
+    profile = f"hypothesis profile: {settings.get_current_profile_name()}"
+    seed = config.getoption("--hypothesis-seed", default=None)
+    lines.append(profile if seed is None else f"{profile}, seed {seed}")
     return lines
 
 
@@ -537,6 +552,8 @@ class Outcomes:
     # Which check groups the target makes (strategies/probe.py), measured at
     # the end of a run whose summary is written; None: not measured.
     probe: dict[str, Any] | None = None
+    # The run's seed (--hypothesis-seed, as a number); None: not seeded.
+    seed: int | None = None
 
     def expect(
         self, nodeid: str, index: int, invariant: str | None, statement: str
@@ -655,6 +672,7 @@ class Outcomes:
             "level": target.level if target else None,
             "missing": list(target.missing) if target else [],
             "hypothesis_profile": settings.get_current_profile_name(),
+            "seed": self.seed,
             "invariants": [
                 {
                     "name": i.name,
@@ -691,7 +709,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         # that met it; only for the summary, the one reader of the probe
         # (the score, docs/score.md). An interrupted run is left alone; of a
         # run split into parts, the first part measures it.
-        outcomes.probe = probe_target(target)
+        # Its worlds are drawn from the run's seed: never the same two runs
+        # over (issue 26), the same given the seed. An unseeded run draws
+        # from 0 when derandomized (ci, tox: the same every time), else from
+        # a fresh seed the probe reports.
+        seed = outcomes.seed
+        if seed is None:
+            seed = 0 if settings.default.derandomize else fresh_seed()
+        outcomes.probe = probe_target(target, seed)
     summary = outcomes.summary(target)
     if summary is None:
         summary = {

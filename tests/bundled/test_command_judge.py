@@ -414,7 +414,8 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
     """Two shards judged apart and merged give the unsharded report, timings aside.
 
     Every learner is judged twice here (whole, then in its shard), so this is
-    also the check that the same folder gets the same verdicts twice.
+    also the check that the same folder gets the same verdicts twice with the
+    same seed (one seed for the whole class, every shard given it).
     """
     cohort = tmp_path / "class"
     for name, plants in SMALL_CLASS.items():
@@ -430,6 +431,8 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
         str(whole),
         "--timeout",
         "120",
+        "--seed",
+        "2026",
     )
     assert run.returncode == 1, run.stderr
     statuses = _statuses(json.loads(whole.read_text()))
@@ -450,6 +453,8 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
             str(part),
             "--timeout",
             "120",
+            "--seed",
+            "2026",
         )
         assert run.returncode == 1, run.stderr
         parts.append(str(part))
@@ -590,6 +595,8 @@ def test_a_stopped_command_leaves_no_judge_running(checkout, tmp_path, how):
         (("--baseline", "/no/such.json", "."), "--baseline"),
         (("merge", "/no/such.json", "--json", "x.json"), "part /no/such.json"),
         (("--frobnicate",), "unrecognized arguments"),
+        (("--seed", "-1", "."), "--seed"),
+        (("--seed", "soon", "."), "not a seed"),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_status_2(checkout, arguments, said):

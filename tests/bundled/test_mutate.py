@@ -332,14 +332,11 @@ def test_a_folder_without_evaluation_py_is_one_line(
     assert err == f"mutate: --impl-path {tmp_path.resolve()}: holds no evaluation.py"
 
 
-def test_a_seed_under_the_derandomized_profile_is_refused(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """--seed with the ci profile would be ignored silently, so it is refused."""
-    with pytest.raises(SystemExit) as exit_info:
-        mutate.main(["--impl-path", "evaluator", "--seed", "3"])
-    assert exit_info.value.code == 2
-    assert "--profile dev" in capsys.readouterr().err
+def test_a_seed_is_obeyed_under_every_profile() -> None:
+    """--seed under the ci profile is no longer ignored (a seeded run is not
+    derandomized: strategies/profiles.py), so it is taken as given."""
+    args = mutate._parse(["--impl-path", "evaluator", "--seed", "3"])
+    assert (args.profile, args.seed) == ("ci", 3)
 
 
 def test_list_numbers_every_mutant_without_running_anything(

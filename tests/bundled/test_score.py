@@ -14,7 +14,7 @@ from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
 
 import pytest
-from _command_learners import learner_folder
+from _command_learners import _EVALUATE_RUN_BODY, learner_folder
 from _command_schema import report_problems
 from hypothesis import given
 from hypothesis import strategies as st
@@ -35,7 +35,7 @@ from day7_verify._text import class_lines, learner_lines, verdict_line
 from day7_verify._verdict import OUTSIDE_WRITES, at_level
 from strategies.ordering import INVARIANT_ORDER, invariants_at
 from strategies.probe import GROUPS as PROBE_GROUPS
-from strategies.probe import PROBES, group_of, probe_target
+from strategies.probe import SHAPES, group_of, probe_target, probes
 from strategies.target import load_target
 from strategies.world import truth
 
@@ -169,11 +169,15 @@ def test_the_score_is_its_credits_summed_and_never_more_than_possible(invariants
 # --- the probe --------------------------------------------------------------
 
 
-def test_each_probe_is_one_false_fact_of_its_group_and_the_others_true():
-    """Read off the oracle: the true world passes every check; the false one
-    fails exactly its group's check."""
-    assert [probe.group for probe in PROBES] == list(PROBE_GROUPS)
-    for probe in PROBES:
+@given(st.integers(min_value=0, max_value=2**64))
+def test_each_probe_is_one_false_fact_of_its_group_and_the_others_true(seed: int):
+    """Under any seed, read off the oracle: each true world passes every
+    check; each false one fails exactly its group's check."""
+    drawn = probes(seed)
+    assert [(p.shape, p.group) for p in drawn] == [
+        (shape, group) for shape in SHAPES for group in PROBE_GROUPS
+    ]
+    for probe in drawn:
         name = probe.check_name()
         assert group_of(name) == probe.group
         assert all(check.passed for check in truth(probe.true_world))
@@ -182,9 +186,21 @@ def test_each_probe_is_one_false_fact_of_its_group_and_the_others_true():
         assert {group_of(c.name) for c in truth(probe.true_world)} == set(GROUPS)
 
 
-def _probe(tmp_path: Path, *plants: str) -> list[str]:
+def test_the_probes_worlds_are_drawn_from_the_seed():
+    """The same seed draws the same worlds; another seed other ones (issue 26:
+    fixed worlds could be recognised and answered)."""
+    assert probes(7) == probes(7)
+    worlds = {seed: {p.true_world for p in probes(seed)} for seed in range(20)}
+    assert all(not worlds[a] & worlds[b] for a in worlds for b in worlds if a < b)
+    # The exact shape: every substring is its whole text (issue 25).
+    exact = next(p.true_world for p in probes(7) if p.shape == "exact")
+    assert exact.receipts[0].result == exact.receipts[0].marker
+    assert (exact.final.kind, exact.results[0].kind) == ("exact", "exact")
+
+
+def _probe(tmp_path: Path, *plants: str, seed: int = 0) -> list[str]:
     folder = learner_folder(tmp_path, "-".join(plants) or "clean", *plants)
-    return probe_target(load_target(impl_path=str(folder)))["made"]
+    return probe_target(load_target(impl_path=str(folder)), seed)["made"]
 
 
 def test_the_probe_sees_every_group_of_a_whole_evaluator(tmp_path: Path):
@@ -228,6 +244,63 @@ def test_a_one_bug_learner_is_still_seen_to_make_the_check_its_bug_spoils(
     """The probe measures the work, truth its correctness."""
     assert _probe(tmp_path, "bug:result-last-event-only") == list(GROUPS)
     assert _probe(tmp_path, "bug:file-trailing-newline") == list(GROUPS)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**40 + 3])
+def test_a_receipt_check_comparing_with_equality_is_made(tmp_path: Path, seed: int):
+    """Issue 25: a receipt check that wants the result == the substring does
+    the work (wrongly: truth says so), as one that never compares exit states
+    does; one that ignores the receipt does none."""
+    assert _probe(tmp_path, "bug:receipt-result-equality", seed=seed) == list(GROUPS)
+    assert _probe(tmp_path, "bug:receipt-exit-state-ignored", seed=seed) == list(GROUPS)
+    folder = learner_folder(tmp_path, f"receipts-ignored-{seed}")
+    module = folder / "evaluation.py"
+    source = module.read_text(encoding="utf-8")
+    source = source.replace(
+        "    return EvaluationReport(tuple(checks))",
+        "    checks = [\n"
+        "        EvaluationCheck(c.name, True, 'receipt matches')"
+        " if c.name.startswith('receipt:') else c\n"
+        "        for c in checks\n"
+        "    ]\n"
+        "    return EvaluationReport(tuple(checks))",
+        1,
+    )
+    module.write_text(source, encoding="utf-8")
+    made = probe_target(load_target(impl_path=str(folder)), seed)["made"]
+    assert made == ["final", "files", "results"]
+
+
+def _memoriser(tmp_path: Path, seed: int) -> Path:
+    """An evaluator that makes the final check only, but answers the probe's
+    worlds drawn from `seed` as the reference would (it knows them by their
+    final substring): what fixed worlds let a learner do."""
+    known = sorted({p.true_world.final.marker for p in probes(seed)})
+    folder = learner_folder(tmp_path, f"memoriser-{seed}")
+    module = folder / "evaluation.py"
+    source = module.read_text(encoding="utf-8")
+    body = _EVALUATE_RUN_BODY
+    source = source.replace(
+        body,
+        body + f"    if getattr(case, 'final_contains', None) not in {known!r}:\n"
+        "        _validate_case(case)\n"
+        "        return EvaluationReport((_final_check(run, case),))\n",
+    )
+    module.write_text(source, encoding="utf-8")
+    return folder
+
+
+def test_an_evaluator_that_memorised_the_probe_gains_nothing_under_another_seed(
+    tmp_path: Path,
+):
+    """Issue 26: answering one run's probe worlds as the reference would makes
+    every group under that seed (the memory works), and under another seed
+    only what its honest twin (final only) makes."""
+    memoriser = load_target(impl_path=str(_memoriser(tmp_path, 11)))
+    assert probe_target(memoriser, 11)["made"] == list(GROUPS)
+    honest = _probe(tmp_path, "final-only", seed=12)
+    assert honest == ["final"]
+    assert probe_target(memoriser, 12)["made"] == honest
 
 
 # --- one score in every report ----------------------------------------------
