@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
 import stat
 from collections.abc import Iterator, Sequence
 
@@ -210,7 +209,25 @@ def remove_tree(dir_fd: int, name: str) -> None:
     if found != "a directory":
         remove(dir_fd, name)
         return
-    shutil.rmtree(name, dir_fd=dir_fd, ignore_errors=True)
+    # shutil.rmtree takes dir_fd only from Python 3.11: the same walk by
+    # descriptors, bottom up. fwalk lists a link to a directory among the
+    # folders (it does not enter it): such a name is unlinked, itself.
+    with contextlib.suppress(OSError):
+        for _, folders, files, inner in os.fwalk(
+            name, topdown=False, dir_fd=dir_fd, follow_symlinks=False
+        ):
+            for entry in files:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry, dir_fd=inner)
+            for entry in folders:
+                try:
+                    os.rmdir(entry, dir_fd=inner)
+                except NotADirectoryError:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry, dir_fd=inner)
+                except OSError:
+                    pass
+        os.rmdir(name, dir_fd=dir_fd)
 
 
 def make_dir(dir_fd: int, name: str, mode: int = 0o755) -> None:

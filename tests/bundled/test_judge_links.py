@@ -347,3 +347,25 @@ def test_the_childs_watch_never_follows_a_folder_swapped_for_a_link(
         monkeypatch.undo()
     assert not any("secret" in name for name in state), state
     assert SECRET not in repr(state).encode()
+
+
+def test_removing_a_tree_removes_its_links_never_what_they_point_to() -> None:
+    """remove_tree deletes a learner-made tree whole, its links as links: a
+    folder and a file outside that links inside name keep every byte (and it
+    works where shutil.rmtree takes no dir_fd, Python 3.10)."""
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as out:
+        keep = Path(out, "keep")
+        keep.write_bytes(b"the teacher's")
+        tree = Path(home, "tree")
+        (tree / "a" / "b").mkdir(parents=True)
+        (tree / "a" / "b" / "f").write_bytes(b"x")
+        (tree / "a" / "to-folder").symlink_to(out)
+        (tree / "to-file").symlink_to(keep)
+        fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            safefs.remove_tree(fd, "tree")
+        finally:
+            os.close(fd)
+        assert os.listdir(home) == []
+        assert os.listdir(out) == ["keep"]
+        assert keep.read_bytes() == b"the teacher's"
