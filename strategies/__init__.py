@@ -44,7 +44,7 @@ _HOMES = {
     " WriteFile played_world played_worlds replay stopped with_written_worlds"
     " wrong_facts",
     "strategies.perturb": "Perturbation perturbations perturbed_worlds",
-    "strategies.build": "build_in make_case materialise scratch_parent",
+    "strategies.build": "build_in make_case materialise rewrite_in_root scratch_parent",
     "strategies.verdicts": "assert_truth evaluate judged judging rows_without_tree"
     " shown_row verdict_cause",
     "strategies.hardened": "judge_access judge_hostile",

@@ -74,6 +74,7 @@ __all__ = [
     "Built",
     "build_in",
     "make_case",
+    "rewrite_in_root",
     "make_events",
     "materialise",
     "scratch_parent",
@@ -744,6 +745,32 @@ def _on_disk(built: Built, parts: Sequence[str]) -> bytes | str | None:
             return safefs.read_regular(folder, parts[-1])
     except safefs.Unexpected as error:
         return str(error)
+
+
+def rewrite_in_root(built: Built, path: str, data: bytes) -> None:
+    """Put `data` at the root's `path` after a run, never through a link.
+
+    The root is the worker's and learner code may still be running: a file
+    or folder on the way swapped for a link (or anything but what the run
+    left) fails the world as a lesson, never written through.
+    """
+    parts = tuple(path.split("/"))
+    try:
+        with safefs.opened(built.tree, (built.root.name, *parts[:-1])) as folder:
+            safefs.replace(folder, parts[-1], data)
+    except safefs.Unexpected as error:
+        raise InvariantFailure(
+            world="",
+            expected=f"{path} to stay the regular file the run left",
+            observed=f"learner code replaced it: {error}",
+            hint=placed(
+                "the judge never follows a link: code that turns a workspace"
+                " file or folder into a link, FIFO or device (in any thread, at"
+                " any time) fails the world",
+                "run_agent",
+            ),
+            cause="substrate:run_agent",
+        ) from None
 
 
 # --- the whole world ---------------------------------------------------------------

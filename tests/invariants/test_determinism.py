@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import shutil
 import tempfile
 import zlib
 from pathlib import Path
@@ -28,6 +27,7 @@ from strategies import (
     perturbed_worlds,
     report_view,
     rows_without_tree,
+    safefs,
     scratch_parent,
     truth,
     with_perturbations,
@@ -114,8 +114,8 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
                 else f"evaluated after the world before it was rebuilt at the same"
                 f" paths with one change: {perturbation}"
             )
-            shutil.rmtree(tree, ignore_errors=True)
             with judging(current, target, context):
+                _clear(Path(top), tree.name)
                 built = build_in(current, target, tree)
                 reports = [evaluate(target, built) for _ in range(REPEATS)]
                 rows = [rows_without_tree(report_view(r), tree) for r in reports]
@@ -141,6 +141,31 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
                         continue
                     wrong.cause = "stateless:kept-evidence"
                     raise
+
+
+def _clear(top: Path, name: str) -> None:
+    """Remove the world at `top/name` so the next is built at the same paths.
+
+    The tree is the worker's and learner code may still be writing in it:
+    it goes without following a link, and one that cannot be removed (a
+    thread kept filling it) fails the world rather than be built over.
+    `top` is the judge's, so a tree once gone cannot come back.
+    """
+    with safefs.opened(top) as folder:
+        safefs.remove_tree(folder, name)
+        left = safefs.kind_at(folder, name)
+    if left is not None:
+        fail(
+            world="",
+            expected="the world's tree removed after its evaluation",
+            observed=f"{name} is still {left}: code of the folder kept writing"
+            " in the world after the call returned",
+            hint=placed(
+                "evaluation and the Day 1-6 tools must not leave threads or"
+                " processes behind that write in the workspace",
+                "evaluate_run",
+            ),
+        )
 
 
 def _same_afresh(target, world: World, rows: tuple) -> bool:

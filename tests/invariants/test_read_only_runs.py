@@ -39,6 +39,7 @@ from strategies import (
     played_worlds,
     real_runs,
     report_view,
+    rewrite_in_root,
     shown_row,
     spy_on,
     tree_changes,
@@ -247,7 +248,8 @@ def test_evaluation_keeps_the_workspace_read_state(target, world: World):
                 probes[path] = text
             elif path in outcome.observed:
                 probes[path] = text + "~"  # changed behind the workspace's back
-                (built.root / path).write_bytes(probes[path].encode("utf-8"))
+                # Through the judge's descriptors: the root is the worker's.
+                rewrite_in_root(built, path, probes[path].encode("utf-8"))
         context = "after the run, on disk: " + ", ".join(
             f"{path} = {text!r}" for path, text in probes.items()
         )
