@@ -369,3 +369,56 @@ def test_removing_a_tree_removes_its_links_never_what_they_point_to() -> None:
         assert os.listdir(home) == []
         assert os.listdir(out) == ["keep"]
         assert keep.read_bytes() == b"the teacher's"
+
+
+def test_a_root_file_rewritten_after_a_run_is_never_written_through_a_link() -> None:
+    """read-state-kept rewrites a file of the worker's root after the run
+    (rewrite_in_root): a file swapped for a link to outside is replaced, the
+    link itself; a folder on the way swapped for one fails the world as a
+    lesson; nothing outside changes either way."""
+    from strategies import PASSING_WORLD, rewrite_in_root
+
+    with outside() as out:
+        for swap in ("file", "folder"):
+            before = out.state()
+            with materialise(PASSING_WORLD, load_target()) as built:
+                (built.root / "sub").mkdir()
+                (built.root / "sub" / "f.txt").write_bytes(b"run")
+                if swap == "file":
+                    _swap_for_link(built.root / "sub" / "f.txt", out.secret)
+                else:
+                    os.rename(built.root / "sub", built.root / "gone")
+                    os.symlink(out.folder, built.root / "sub")
+                if swap == "file":
+                    # A rename replaces the link itself, never what it names.
+                    rewrite_in_root(built, "sub/f.txt", b"judge")
+                    assert not (built.root / "sub" / "f.txt").is_symlink()
+                    assert (built.root / "sub" / "f.txt").read_bytes() == b"judge"
+                else:
+                    with pytest.raises(InvariantFailure) as lesson:
+                        rewrite_in_root(built, "sub/f.txt", b"judge")
+                    assert "symbolic link" in lesson.value.observed
+            assert out.state() == before, swap
+
+
+def test_a_world_is_cleared_for_the_next_without_following_a_link() -> None:
+    """stateless clears a world before building the next at the same paths:
+    a link inside it to a folder outside goes, what it points to stays; and
+    a tree that cannot be removed fails the world instead of being built over."""
+    import importlib
+
+    determinism = importlib.import_module("tests.invariants.test_determinism")
+    with outside() as out, tempfile.TemporaryDirectory() as top:
+        before = out.state()
+        (Path(top) / "w" / "a").mkdir(parents=True)
+        (Path(top) / "w" / "a" / "to-outside").symlink_to(out.folder)
+        (Path(top) / "w" / "secret").symlink_to(out.secret)
+        determinism._clear(Path(top), "w")
+        assert not os.path.lexists(Path(top) / "w")
+        assert out.state() == before
+        (Path(top) / "w").mkdir()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(safefs, "remove_tree", lambda folder, name: None)
+            with pytest.raises(InvariantFailure) as lesson:
+                determinism._clear(Path(top), "w")
+        assert "kept writing" in lesson.value.observed
