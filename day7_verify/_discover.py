@@ -118,6 +118,15 @@ def _learner(written: str, folder: Path) -> Learner:
     return Learner(os.path.normpath(written), folder)
 
 
+def _checkout_of(path: Path) -> Path | None:
+    """The checkout `path` is the agent folder of (it ends in
+    src/tiny_llm/agent), or None."""
+    depth = len(COURSE_AGENT.parts)
+    if tuple(path.parts[-depth:]) != COURSE_AGENT.parts or len(path.parts) <= depth:
+        return None
+    return Path(*path.parts[:-depth])
+
+
 def learner_at(raw: str) -> Learner:
     """The learner a PATH names; UsageError when nothing, or a file, is there.
 
@@ -127,6 +136,14 @@ def learner_at(raw: str) -> Learner:
     last component is the learner's; the folders leading to it the teacher's.
     """
     path = Path(raw)
+    # An agent folder named inside its checkout (a glob of
+    # class/*/src/tiny_llm/agent): the checkout's src and src/tiny_llm are
+    # the learner's too, and a link there is theirs to explain.
+    checkout = _checkout_of(path)
+    if checkout is not None:
+        problem = _checkout_link(checkout)
+        if problem is not None:
+            return Learner(os.path.normpath(raw), path, problem)
     if path.is_symlink():
         return Learner(os.path.normpath(raw), path, _link_problem("it", path))
     if not path.exists():

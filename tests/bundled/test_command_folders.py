@@ -90,7 +90,14 @@ def test_a_checkout_reaching_its_agent_through_a_link_is_an_error_row(
     real = tmp_path / "ada" / linked
     (bob / linked).parent.mkdir(parents=True)
     (bob / linked).symlink_to(real)
-    for learner in (learner_at(str(bob)), *cohort(str(tmp_path / "class"))):
+    named = (
+        learner_at(str(bob)),
+        # An agent folder named inside its checkout (a glob of
+        # class/*/src/tiny_llm/agent): the links before it are the learner's.
+        learner_at(str(bob / "src" / "tiny_llm" / "agent")),
+        *cohort(str(tmp_path / "class")),
+    )
+    for learner in named:
         assert learner.path == f"{bob}/src/tiny_llm/agent"
         assert learner.problem is not None
         assert f"{linked} in the checkout is a symbolic link to {real}" in (
