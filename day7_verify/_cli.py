@@ -392,7 +392,9 @@ def _learners(options: argparse.Namespace) -> list[Learner]:
         _usage_error(str(error))
     for again, kept in named_again(found):
         print(
-            f"{PROG}: {again} is the folder {kept} again; judged once, as {kept}",
+            terminal_text(
+                f"{PROG}: {again} is the folder {kept} again; judged once, as {kept}"
+            ),
             file=sys.stderr,
             flush=True,
         )
@@ -489,7 +491,8 @@ def _judge(argv: Sequence[str]) -> int:
         _usage_error(str(error))
     scratch = None
     if options.scratch is not None:
-        scratch = Path(options.scratch)
+        # Absolute: the child and the worker run in other directories.
+        scratch = Path(options.scratch).resolve()
         if not scratch.is_dir():
             _usage_error(f"--scratch {options.scratch}: not a directory")
     many = len(learners) > 1 or shard is not None

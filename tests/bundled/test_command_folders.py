@@ -448,3 +448,38 @@ def test_merge_refuses_one_part_given_twice(tmp_path: Path, judged, capsys):
         assert status == 2 and err.count("\n") == 1
         assert f"{second} is given twice" in err, err
     assert not (tmp_path / "m").exists()
+
+
+def test_a_name_dropped_as_named_twice_is_said_with_escapes_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judged, capsys
+):
+    """The stderr line naming a folder judged once under another name shows
+    a learner's escape sequences as text: it cannot recolour or rewrite the
+    teacher's terminal."""
+    root = tmp_path / "class"
+    _agent(root / "ada\x1b[2K")
+    (tmp_path / "alias").symlink_to("class")  # the teacher's own link
+    _main(f"{root}/ada\x1b[2K", f"{tmp_path}/alias/ada\x1b[2K")
+    said = capsys.readouterr().err
+    assert "judged once" in said and "\x1b" not in said and "\\x1b[2K" in said
+
+
+def test_a_relative_scratch_is_given_to_the_judge_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judged
+):
+    """--scratch as typed relative reaches the judge absolute: the child and
+    its worker run in other directories, where a relative path means another
+    folder."""
+    seen: list[Path | None] = []
+    judging = _cli.judge_all
+
+    def spying(learners, settings, jobs, done=None, scratch=None):
+        seen.append(scratch)
+        return judging(learners, settings, jobs, done, scratch)
+
+    monkeypatch.setattr(_cli, "judge_all", spying)
+    _agent(tmp_path / "ada")
+    (tmp_path / "room").mkdir()
+    monkeypatch.chdir(tmp_path)
+    _main("ada", "--scratch", "room")
+    assert seen == [tmp_path / "room"]
