@@ -83,6 +83,7 @@ def _workflow_commands(text: str) -> list[list[str]]:
     samples = {
         "matrix.shard": "2",
         "strategy.job-total": "4",
+        "needs.seed.outputs.seed": "1234",
     }
 
     def expression(match: re.Match[str]) -> str:
@@ -111,6 +112,8 @@ def test_the_workflow_runs_only_real_options():
     options = _judge_parser().parse_args(judge)
     assert options.cohort == ["learners"] and options.shard == "2/4"
     assert options.json == "part-2.json"
+    # Every shard one seed, drawn by the run's first job: merge refuses mixed.
+    assert options.seed == 1234
     assert merge[0] == "merge"
     merged = _merge_parser().parse_args(merge[1:])
     assert merged.parts == ["parts/part-*.json"]
@@ -134,10 +137,13 @@ def test_the_workflow_shards_uploads_and_merges():
         jobs = workflow["jobs"]
         assert jobs["judge"]["strategy"]["matrix"]["shard"] == [1, 2, 3, 4]
         assert jobs["report"]["needs"] == "judge"
+        assert jobs["judge"]["needs"] == "seed"
+        assert "seed" in jobs["seed"]["outputs"]
         used = [step.get("uses", "") for step in jobs["report"]["steps"]]
         assert "actions/download-artifact@v4" in used
     # Without PyYAML, the same structure read line by line.
-    assert re.search(r"^jobs:\n  judge:\n", text, re.M)
+    assert re.search(r"^jobs:\n  seed:\n", text, re.M)
+    assert re.search(r"^  judge:\n    name: .*\n    needs: seed$", text, re.M)
     assert re.search(r"^      matrix:\n        shard: \[1, 2, 3, 4\]$", text, re.M)
     assert re.search(r"^  report:\n    needs: judge$", text, re.M)
     assert text.count("uses: actions/upload-artifact@v4") == 2
