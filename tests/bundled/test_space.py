@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -149,3 +150,33 @@ def test_the_default_scratch_fits_the_memory_free(
 def test_the_default_scratch_reads_the_memory_free() -> None:
     """default_space reads MemAvailable itself when not told (Linux)."""
     assert SMALLEST_DEFAULT <= default_space(1) <= DEFAULT_SPACE
+
+
+class _Judging(Exception):
+    """Raised instead of judging: the settings the command would judge with."""
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    # 1 GiB free, one learner judged at once: half of it by default.
+    [((), 512 << 20), (("--scratch-size", "2G"), 2 << 30)],
+)
+def test_the_command_sizes_the_scratch_by_memory_unless_told(
+    monkeypatch: pytest.MonkeyPatch, given: tuple[str, ...], expected: int
+) -> None:
+    """Without --scratch-size the command gives each learner default_space of
+    the learners judged at once; a size given is kept, even above 1 GiB."""
+    if why_unbounded() is not None:
+        pytest.skip(f"no bound here: {why_unbounded()}")
+    from day7_verify import _cli, _space
+
+    monkeypatch.setattr(_space, "_mem_available", lambda: 1 << 30)
+
+    def judge_all(learners: Any, settings: Any, *_: Any, **__: Any) -> Any:
+        raise _Judging(settings.space)
+
+    monkeypatch.setattr(_cli, "judge_all", judge_all)
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(_Judging) as judging:
+        _cli.main(["--isolation", "process", "--jobs", "2", *given, "evaluator"])
+    assert judging.value.args[0] == expected
