@@ -635,3 +635,27 @@ def test_a_log_the_judge_replaces_stays_the_folders_owners() -> None:
         assert replaced.st_mode & 0o777 == 0o640
         assert (sparse.st_uid, sparse.st_gid) == (60999, 60998)
         assert sparse.st_mode & 0o777 == 0o644
+
+
+def test_unblocking_a_fifo_never_follows_a_folder_swapped_for_a_link() -> None:
+    """watch._unblock opens a world's FIFO through its folders' descriptors: a
+    folder above it swapped for a link to a folder outside holding a FIFO (a
+    device) never gets that FIFO opened."""
+    from strategies import watch
+
+    with (
+        tempfile.TemporaryDirectory(dir=scratch_parent()) as tree,
+        _device() as (
+            device,
+            was_opened,
+        ),
+    ):
+        top = Path(tree, "w")
+        (top / "sub").mkdir(parents=True)
+        os.mkfifo(top / "sub" / device.name)
+        (top / "sub").rename(top / "moved")
+        (top / "sub").symlink_to(device.parent)
+        busy = threading.Thread(target=lambda: threading.Event().wait(0.3))
+        busy.start()
+        watch._unblock(busy, [top / "sub" / device.name])
+        assert not was_opened(), "_unblock opened a FIFO through a link"
