@@ -608,8 +608,11 @@ def test_materialise_removes_its_tree_through_the_walk(
         _unblock_fifo(trees[0] / "w" / "left" / "victim")
         worker.join(0.1)
     monkeypatch.undo()
+    left = bool(trees) and trees[0].exists()
+    if left:  # the old cleanup, freed, gave up on the FIFO: the test's own
+        safefs.remove_path(trees[0])
     assert not blocked, "materialise's cleanup blocked on a FIFO"
-    assert trees and not trees[0].exists()
+    assert trees and not left
 
 
 def test_a_log_the_judge_replaces_stays_the_folders_owners() -> None:
