@@ -112,6 +112,8 @@ def tree_snapshot(top: Path | str) -> dict[str, Entry]:
     entries = {".": _entry(top, None)}
     # safefs.walk, not os.fwalk: a folder learner code swaps for a FIFO or a
     # link to a device is never opened (os.fwalk would block, or open it).
+    if entries["."][0] != "directory":  # a link or a file: itself only
+        return entries
     for relative, folders, others, dir_fd in safefs.walk(top):
         for name in (*folders, *others):
             key = os.path.join(relative, name) if relative else name
