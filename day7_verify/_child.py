@@ -409,15 +409,17 @@ def _memory_error_in(error: BaseException | None) -> bool:
 def _tree_state(folder: Path, contents: bool) -> dict[str, tuple[Any, ...]]:
     """Every entry under `folder` (but .hypothesis at its top): what it is and holds.
 
-    Walked through directory descriptors (os.fwalk re-checks each directory
-    it opens against what it listed): a folder learner code swaps for a link
-    while it is read is never followed out of `folder`.
+    Walked by safefs.walk: a folder learner code swaps for a link, a FIFO or
+    a device while it is read is never opened (os.fwalk would follow the
+    link to a device, or block on the FIFO, before checking).
     """
+    # From the bundle (on the path by now), never from the command's package.
+    from strategies.safefs import walk
+
     state: dict[str, tuple[Any, ...]] = {}
     try:
-        for here, folders, files, dir_fd in os.fwalk(folder, follow_symlinks=False):
-            relative_here = os.path.relpath(here, folder)
-            prefix = "" if relative_here == "." else relative_here + "/"
+        for here, folders, files, dir_fd in walk(folder):
+            prefix = here + "/" if here else ""
             if not prefix:
                 folders[:] = [name for name in folders if name not in _JUDGE_OWNED]
             for name in (*folders, *files):

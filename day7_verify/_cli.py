@@ -58,7 +58,7 @@ from day7_verify._report import (
 from day7_verify._safe import terminal_text
 from day7_verify._sandbox import ISOLATIONS, detect, unavailable
 from day7_verify._shard import merge, parse_shard, select
-from day7_verify._space import DEFAULT_SPACE, why_unbounded
+from day7_verify._space import DEFAULT_SPACE, default_space, why_unbounded
 from day7_verify._text import class_lines, learner_lines, verdict_line
 from day7_verify._uids import UidError
 from strategies.target import LEVELS
@@ -241,10 +241,10 @@ def _judge_parser() -> _Parser:
     parser.add_argument(
         "--scratch-size",
         type=_size,
-        default=DEFAULT_SPACE,
         metavar="SIZE",
         help="bytes each learner may write in its scratch, on a tmpfs of its own"
-        f" (as root on Linux), e.g. 512M (default {DEFAULT_SPACE >> 30}G)",
+        " (as root on Linux), e.g. 512M (default: half the free memory shared by"
+        f" the learners judged at once, 256M to {DEFAULT_SPACE >> 30}G)",
     )
     parser.add_argument(
         "--verbose",
@@ -463,7 +463,10 @@ def _judge(argv: Sequence[str]) -> int:
         if why is not None:
             _usage_error(f"--isolation {isolation} is not available here: {why}")
     jobs = options.jobs or default_jobs()
+    # A tmpfs is memory: by default, what the learners judged at once can hold.
     space: int | None = options.scratch_size
+    if space is None:
+        space = default_space(max(1, min(jobs, len(learners))))
     unbounded = why_unbounded()
     if unbounded is not None:
         space = None

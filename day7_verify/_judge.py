@@ -45,6 +45,7 @@ from day7_verify._supervise import Finished, run_bounded
 from day7_verify._uids import Uids
 from day7_verify._unicode import give_tables
 from day7_verify._verdict import Limits, at_level, classify, counted
+from strategies import safefs
 from strategies.target import DAY7_MODULES, LEVELS
 
 __all__ = [
@@ -373,7 +374,10 @@ def _judge(
         vm_peak = said if isinstance(said, int) else 0
         return Judged(verdict, copy_seconds, finished.peak_rss_kib, vm_peak)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        # Learner processes may still live (under --isolation user, until the
+        # uid is returned): removed through descriptors, never opening a
+        # folder swapped for a FIFO or a link to a device.
+        safefs.remove_path(scratch)
         shutil.rmtree(private, ignore_errors=True)
 
 

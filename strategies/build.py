@@ -943,6 +943,15 @@ def materialise(
         # The directory holding the tree stays the judge's (the worker can
         # pass it, not change it): the tree can never be swapped for a link.
         with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as tree:
-            yield build_in(world, target, Path(tree) / "w", events=events)
+            try:
+                yield build_in(world, target, Path(tree) / "w", events=events)
+            finally:
+                # The worker may still be changing the tree: removed through
+                # descriptors (shutil.rmtree, TemporaryDirectory's own, opens
+                # a folder swapped for a FIFO or a device before checking);
+                # the cleanup then finds an empty directory.
+                with safefs.opened(tree) as tree_fd:
+                    for name in os.listdir(tree_fd):
+                        safefs.remove_tree(tree_fd, name)
     finally:
         os.chdir(directory)

@@ -20,6 +20,7 @@ the judge wherever the judge lives.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -39,15 +40,20 @@ __all__ = [
     "opened",
     "read_regular",
     "remove",
+    "remove_path",
     "remove_tree",
     "rename",
     "replace",
+    "walk",
 ]
 
 #: The most bytes read back from a file learner code could write.
 LIMIT = 64 << 20
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_DIRECTORY fails a FIFO or device with ENOTDIR before its open runs (so
+# nothing blocks and no driver is touched), O_NOFOLLOW a link with ELOOP;
+# O_NONBLOCK is kept for a kernel that checked the type later.
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -151,14 +157,41 @@ def _fresh(dir_fd: int, mode: int) -> tuple[str, int]:
     return name, os.open(name, _NEW_FLAGS, mode, dir_fd=dir_fd)
 
 
-def replace(dir_fd: int, name: str, data: bytes, mode: int = 0o644) -> None:
+def _settle(dir_fd: int, fd: int, name: str, mode: int | None) -> None:
+    """Give the new file `fd` to the directory's owner, with the mode of the
+    regular file `name` it replaces (else `mode`, else 0644).
+
+    The judge (root) writing in the worker's folder must not leave a file
+    only root may write: learner code repairing the log in place would be
+    refused and so change nothing, and a read-only invariant would pass that
+    should fail.
+    """
+    if mode is None:
+        try:
+            before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            before = None
+        regular = before is not None and stat.S_ISREG(before.st_mode)
+        mode = stat.S_IMODE(before.st_mode) if before and regular else 0o644
+    folder = os.fstat(dir_fd)
+    made = os.fstat(fd)
+    if (made.st_uid, made.st_gid) != (folder.st_uid, folder.st_gid):
+        # Not root: the file stays the judge's, the one uid the worker runs as.
+        with contextlib.suppress(PermissionError):
+            os.fchown(fd, folder.st_uid, folder.st_gid)
+    os.fchmod(fd, mode)
+
+
+def replace(dir_fd: int, name: str, data: bytes, mode: int | None = None) -> None:
     """Make `name` a new regular file holding `data` (what stood there is unlinked
-    by the rename, a link included, and never written through)."""
-    fresh, fd = _fresh(dir_fd, mode)
+    by the rename, a link included, and never written through), owned by the
+    directory's owner, with the old file's mode unless `mode` is given."""
+    fresh, fd = _fresh(dir_fd, 0o600)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+        _settle(dir_fd, fd, name, mode)
     finally:
         os.close(fd)
     rename(dir_fd, fresh, name, expected="a regular file")
@@ -183,9 +216,10 @@ def rename(
 
 def create_sparse(dir_fd: int, name: str, size: int) -> None:
     """A new file `name` of `size` bytes, all holes."""
-    fresh, fd = _fresh(dir_fd, 0o644)
+    fresh, fd = _fresh(dir_fd, 0o600)
     try:
         os.ftruncate(fd, size)
+        _settle(dir_fd, fd, name, None)
     finally:
         os.close(fd)
     rename(dir_fd, fresh, name, expected="a regular file")
@@ -209,25 +243,34 @@ def remove_tree(dir_fd: int, name: str) -> None:
     if found != "a directory":
         remove(dir_fd, name)
         return
-    # shutil.rmtree takes dir_fd only from Python 3.11: the same walk by
-    # descriptors, bottom up. fwalk lists a link to a directory among the
-    # folders (it does not enter it): such a name is unlinked, itself.
     with contextlib.suppress(OSError):
-        for _, folders, files, inner in os.fwalk(
-            name, topdown=False, dir_fd=dir_fd, follow_symlinks=False
-        ):
-            for entry in files:
+        for _, folders, others, inner in walk(name, dir_fd=dir_fd, topdown=False):
+            for entry in others:
                 with contextlib.suppress(OSError):
                     os.unlink(entry, dir_fd=inner)
             for entry in folders:
                 try:
                     os.rmdir(entry, dir_fd=inner)
-                except NotADirectoryError:
+                except NotADirectoryError:  # swapped for a file or link since listed
                     with contextlib.suppress(OSError):
                         os.unlink(entry, dir_fd=inner)
                 except OSError:
                     pass
         os.rmdir(name, dir_fd=dir_fd)
+
+
+def remove_path(path: str | os.PathLike[str]) -> None:
+    """Remove the tree at `path`, whose parent is the judge's (missing is fine).
+
+    The parent is opened without following a link, then `remove_tree`:
+    learner processes may still be writing in the tree meanwhile.
+    """
+    parent, name = os.path.split(os.path.abspath(path))
+    try:
+        with opened(parent) as dir_fd:
+            remove_tree(dir_fd, name)
+    except Unexpected:
+        pass
 
 
 def make_dir(dir_fd: int, name: str, mode: int = 0o755) -> None:
@@ -263,15 +306,99 @@ def link_in(source: str | os.PathLike[str], dir_fd: int, name: str) -> None:
 def chown_tree(dir_fd: int, name: str, uid: int, gid: int) -> None:
     """Give `name` and all under it to `uid`:`gid`, never following a link.
 
-    A link is given itself; a directory is walked through descriptors only
-    (os.fwalk re-checks each directory it opens against what it listed).
+    A link is given itself; a directory is walked by `walk` (descriptors only).
     """
     os.chown(name, uid, gid, dir_fd=dir_fd, follow_symlinks=False)
     if kind_at(dir_fd, name) != "a directory":
         return
-    for _, folders, files, inner in os.fwalk(
-        name, dir_fd=dir_fd, follow_symlinks=False
-    ):
-        for entry in (*folders, *files):
+    for _, folders, others, inner in walk(name, dir_fd=dir_fd):
+        for entry in (*folders, *others):
             with contextlib.suppress(OSError):
                 os.chown(entry, uid, gid, dir_fd=inner, follow_symlinks=False)
+
+
+Level = tuple[str, list[str], list[str], int]
+
+
+def _listed(fd: int) -> tuple[list[str], list[str]]:
+    """The folders and the other entries (links included) of an open directory."""
+    folders: list[str] = []
+    others: list[str] = []
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_folder = False
+            (folders if is_folder else others).append(entry.name)
+    return folders, others
+
+
+def _open_inner(name: str, dir_fd: int) -> int | None:
+    """`name` in the directory, opened only if it is a directory now; else None."""
+    try:
+        fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    except OSError:  # ENOTDIR (a FIFO, a device, a file), ELOOP (a link), gone
+        return None
+    if not stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return fd
+
+
+def walk(
+    name: str | os.PathLike[str], *, dir_fd: int | None = None, topdown: bool = True
+) -> Iterator[Level]:
+    """(path, folders, others, descriptor) of `name` and of every folder under it.
+
+    Unlike os.fwalk and shutil.rmtree, which open each listed folder with a
+    bare O_RDONLY and compare only afterwards (a folder learner code swaps
+    for a FIFO blocks the judge forever; for a link to a device, root opens
+    the device), every folder is opened from its parent's descriptor with
+    O_DIRECTORY and O_NOFOLLOW and fstat-checked: one swapped since it was
+    listed is skipped, never opened. A link is listed among `others`, never
+    entered. The top is "" ; top-down, the caller may prune `folders` in
+    place. Descriptors are the walk's, closed when it moves on. Iterative, so
+    a deep tree costs descriptors (one per level), not the interpreter's stack.
+    """
+    top = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    if not stat.S_ISDIR(os.fstat(top).st_mode):
+        os.close(top)
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", os.fspath(name))
+    # Each frame: a directory's descriptor, its path, its listing, the
+    # folders still to enter.
+    stack: list[tuple[int, str, Level, Iterator[str]]] = []
+    try:
+        stack.append(_frame(top, ""))
+        if topdown:
+            yield stack[-1][2]
+        while stack:
+            fd, here, level, pending = stack[-1]
+            folder = next(pending, None)
+            if folder is None:
+                stack.pop()
+                try:
+                    if not topdown:
+                        yield level
+                finally:
+                    os.close(fd)
+                continue
+            inner = _open_inner(folder, fd)
+            if inner is None:
+                continue
+            stack.append(_frame(inner, f"{here}/{folder}" if here else folder))
+            if topdown:
+                yield stack[-1][2]
+    finally:
+        for fd, *_ in stack:
+            os.close(fd)
+
+
+def _frame(fd: int, here: str) -> tuple[int, str, Level, Iterator[str]]:
+    try:
+        folders, others = _listed(fd)
+    except OSError:
+        folders, others = [], []
+    # A list's iterator reads it as it goes: top-down, the caller's pruning
+    # (folders[:] = ...) before the first folder is entered is seen.
+    return fd, here, (here, folders, others, fd), iter(folders)

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from strategies import safefs
 from strategies.fixes import placed
 from strategies.remote import is_remote
 from strategies.worker import SPIED_WORKSPACE_METHODS
@@ -109,10 +110,13 @@ def tree_snapshot(top: Path | str) -> dict[str, Entry]:
     """Every path under `top` (and `top` itself, as "."), never following links."""
     top = os.fspath(top)
     entries = {".": _entry(top, None)}
-    for directory, dirnames, filenames, dir_fd in os.fwalk(top, follow_symlinks=False):
-        relative = os.path.relpath(directory, top)
-        for name in (*dirnames, *filenames):
-            key = os.path.normpath(os.path.join(relative, name))
+    # safefs.walk, not os.fwalk: a folder learner code swaps for a FIFO or a
+    # link to a device is never opened (os.fwalk would block, or open it).
+    if entries["."][0] != "directory":  # a link or a file: itself only
+        return entries
+    for relative, folders, others, dir_fd in safefs.walk(top):
+        for name in (*folders, *others):
+            key = os.path.join(relative, name) if relative else name
             entries[key] = _entry(name, dir_fd)
     return entries
 

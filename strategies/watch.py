@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from strategies import safefs
 from strategies.bounds import Deadline, Expired, can_bound, within
 from strategies.interrupts import is_from_person, pressed
 
@@ -165,12 +167,25 @@ def _unblock(worker: threading.Thread, fifos: list[Path]) -> None:
     deadline = time.monotonic() + 2.0
     while worker.is_alive() and time.monotonic() < deadline:
         for fifo in fifos:
-            try:
-                # Succeeds only while a reader waits; closing gives it EOF.
-                os.close(os.open(fifo, _UNBLOCK_FLAGS))
-            except OSError:
-                pass
+            # Its folders reached through descriptors, never a link: the
+            # worker may have swapped one for a link to a device.
+            with contextlib.suppress(OSError, safefs.Unexpected):
+                with safefs.opened(*_from_judges(fifo.parent)) as parent:
+                    # Succeeds only while a reader waits; closing gives it EOF.
+                    os.close(os.open(fifo.name, _UNBLOCK_FLAGS, dir_fd=parent))
         worker.join(0.05)
+
+
+def _from_judges(folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """`folder` as the tree's top (in the judge's scratch parent) and the parts
+    below it, each to be opened without following a link; else `folder` itself."""
+    from strategies.build import scratch_parent
+
+    trusted = Path(scratch_parent() or tempfile.gettempdir())
+    for top in (folder, *folder.parents):
+        if top.parent == trusted:
+            return top, folder.relative_to(top).parts
+    return folder, ()
 
 
 # --- what a call opened ---

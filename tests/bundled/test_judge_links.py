@@ -11,9 +11,11 @@ outside, and the world fails as a lesson naming what the learner's code did
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import tempfile
+import threading
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -340,7 +342,7 @@ def test_the_childs_watch_never_follows_a_folder_swapped_for_a_link(
             if not sub.is_symlink():
                 sub.rename(Path(watched) / "moved")
                 sub.symlink_to(out.folder)
-            return iter(listed)
+            return _Listing(listed)
 
         monkeypatch.setattr(os, "scandir", racing_scandir)
         state = _child._tree_state(Path(watched), True)
@@ -422,3 +424,308 @@ def test_a_world_is_cleared_for_the_next_without_following_a_link() -> None:
             with pytest.raises(InvariantFailure) as lesson:
                 determinism._clear(Path(top), "w")
         assert "kept writing" in lesson.value.observed
+
+
+# --- a folder swapped, between its listing and its opening, for a FIFO or a
+# link to a device: the walk of every tree the worker can write ---
+
+#: How long a walk may take before it is deemed blocked on a FIFO.
+BLOCKED = 5.0
+
+
+class _Listing(list):  # type: ignore[type-arg]
+    """What os.scandir returned, already read: a list that is also its own
+    context manager (os.fwalk, shutil.rmtree and safefs.walk use both)."""
+
+    def __enter__(self) -> _Listing:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _racing_scandir(
+    monkeypatch: pytest.MonkeyPatch, victim: str, swap: Callable[[int], None]
+) -> None:
+    """os.scandir that, once a listing names `victim` as a folder, lets the
+    worker swap it (swap(dir_fd)) after the listing and its stats were taken:
+    the race at its worst moment for the judge, made deterministic."""
+    real = os.scandir
+    done = [False]
+
+    def scandir(path: Any = ".") -> Any:
+        with real(path) as listing:
+            entries = _Listing(listing)
+        for entry in entries:
+            entry.is_dir(follow_symlinks=False)
+            entry.stat(follow_symlinks=False)  # cached, as the walkers cache it
+        if not done[0] and any(e.name == victim and e.is_dir() for e in entries):
+            done[0] = True
+            fd = path if isinstance(path, int) else os.open(path, os.O_RDONLY)
+            try:
+                swap(fd)
+            finally:
+                if fd is not path:
+                    os.close(fd)
+        return entries
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def _tree(top: Path) -> None:
+    """A worker's tree: a file, a folder with a file, and the victim folder."""
+    (top / "kept").mkdir(parents=True)
+    (top / "kept" / "f").write_bytes(b"x")
+    (top / "victim").mkdir()
+    (top / "g").write_bytes(b"y")
+
+
+def _remove_tree(top: Path) -> None:
+    with safefs.opened(top.parent) as fd:
+        safefs.remove_tree(fd, top.name)
+
+
+def _chown_tree(top: Path) -> None:
+    with safefs.opened(top.parent) as fd:
+        safefs.chown_tree(fd, top.name, 60999, 60999)
+
+
+def _tree_state(top: Path) -> None:
+    from day7_verify import _child
+
+    _child._tree_state(top, True)
+
+
+#: Every walk of a tree the worker can write, by the judge's own code.
+WALKERS: dict[str, Callable[[Path], object]] = {
+    "remove_tree": _remove_tree,
+    # The command's removal of a learner's scratch (day7_verify._judge).
+    "remove_path": lambda top: safefs.remove_path(top),
+    "chown_tree": _chown_tree,
+    "tree_snapshot": tree_snapshot,
+    "_tree_state": _tree_state,
+}
+
+
+def _unblock_fifo(path: Path) -> None:
+    """Free a judge blocked reading the FIFO at `path` (the test's own cleanup)."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+def _run_bounded(call: Callable[[], object], fifo: Path) -> bool:
+    """Whether `call` finished within BLOCKED seconds (freed afterwards if not);
+    what it raised is raised here."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as error:  # re-raised in the test's thread
+            raised.append(error)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(BLOCKED)
+    blocked = worker.is_alive()
+    while worker.is_alive():
+        _unblock_fifo(fifo)
+        worker.join(0.1)
+    if raised and not blocked:
+        raise raised[0]
+    return not blocked
+
+
+@pytest.mark.parametrize("walker", sorted(WALKERS))
+def test_a_folder_swapped_for_a_fifo_never_blocks_the_walk(
+    walker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every walk of a worker's tree: a folder swapped for a FIFO after it was
+    listed is never opened, so the judge (root) never waits on it."""
+    with tempfile.TemporaryDirectory() as home:
+        top = Path(home, "tree")
+        _tree(top)
+
+        def swap(dir_fd: int) -> None:
+            os.rmdir("victim", dir_fd=dir_fd)
+            os.mkfifo("victim", dir_fd=dir_fd)
+
+        _racing_scandir(monkeypatch, "victim", swap)
+        finished = _run_bounded(lambda: WALKERS[walker](top), top / "victim")
+        monkeypatch.undo()
+        assert finished, f"{walker} blocked opening a FIFO swapped for a folder"
+
+
+@contextmanager
+def _device() -> Iterator[tuple[Path, Callable[[], bool]]]:
+    """A stand-in for a host device: a FIFO outside every tree, and whether
+    anyone opened it for reading (a writer waits for exactly that)."""
+    with tempfile.TemporaryDirectory(prefix="device-") as folder:
+        device = Path(folder, "watchdog")
+        os.mkfifo(device)
+        opened = threading.Event()
+
+        def wait_for_a_reader() -> None:
+            try:
+                os.close(os.open(device, os.O_WRONLY))
+                opened.set()
+            except OSError:
+                pass
+
+        writer = threading.Thread(target=wait_for_a_reader, daemon=True)
+        writer.start()
+        try:
+            yield device, lambda: (writer.join(0.5), opened.is_set())[1]
+        finally:
+            if not opened.is_set():
+                # Our own reader frees the writer; not counted (checked above).
+                os.close(os.open(device, os.O_RDONLY | os.O_NONBLOCK))
+                writer.join(5)
+
+
+@pytest.mark.parametrize("walker", sorted(WALKERS))
+def test_a_folder_swapped_for_a_link_to_a_device_is_never_opened(
+    walker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every walk of a worker's tree: a folder swapped for a link to a device
+    after it was listed is never opened (root opening /dev/watchdog arms a
+    reboot); the link is left or removed as a link."""
+    with tempfile.TemporaryDirectory() as home, _device() as (device, was_opened):
+        top = Path(home, "tree")
+        _tree(top)
+
+        def swap(dir_fd: int) -> None:
+            os.rmdir("victim", dir_fd=dir_fd)
+            os.symlink(device, "victim", dir_fd=dir_fd)
+
+        _racing_scandir(monkeypatch, "victim", swap)
+        finished = _run_bounded(lambda: WALKERS[walker](top), top / "victim")
+        monkeypatch.undo()
+        assert finished
+        assert not was_opened(), f"{walker} opened the device a folder became"
+        assert device.exists()
+
+
+def test_the_walk_lists_every_entry_and_enters_no_link() -> None:
+    """safefs.walk, top-down and bottom-up: every folder once, links and
+    FIFOs among the others, a link to a folder never entered."""
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as out:
+        top = Path(home)
+        (top / "a" / "b").mkdir(parents=True)
+        (top / "a" / "f").write_bytes(b"")
+        (top / "a" / "to-out").symlink_to(out)
+        os.mkfifo(top / "fifo")
+        Path(out, "secret").write_bytes(b"")
+        down = [(h, sorted(f), sorted(o)) for h, f, o, _ in safefs.walk(top)]
+        up = [
+            (h, sorted(f), sorted(o)) for h, f, o, _ in safefs.walk(top, topdown=False)
+        ]
+    assert down == [
+        ("", ["a"], ["fifo"]),
+        ("a", ["b"], ["f", "to-out"]),
+        ("a/b", [], []),
+    ]
+    assert up == down[::-1]
+
+
+def test_materialise_removes_its_tree_through_the_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A world's tree is removed afterwards by safefs (never shutil.rmtree):
+    a folder the worker left, swapped for a FIFO while the tree is removed,
+    never blocks the judge, and nothing is left behind."""
+    trees: list[Path] = []
+
+    def build() -> None:
+        with materialise(EXAMPLE_WORLDS["final exact"], load_target()) as built:
+            top = built.tree
+            trees.append(top.parent)
+            (top / "left" / "victim").mkdir(parents=True)
+
+            def swap(dir_fd: int) -> None:
+                os.rmdir("victim", dir_fd=dir_fd)
+                os.mkfifo("victim", dir_fd=dir_fd)
+
+            _racing_scandir(monkeypatch, "victim", swap)
+
+    worker = threading.Thread(target=build, daemon=True)
+    worker.start()
+    worker.join(BLOCKED * 3)
+    blocked = worker.is_alive()
+    while worker.is_alive() and trees:
+        _unblock_fifo(trees[0] / "w" / "left" / "victim")
+        worker.join(0.1)
+    monkeypatch.undo()
+    left = bool(trees) and trees[0].exists()
+    if left:  # the old cleanup, freed, gave up on the FIFO: the test's own
+        safefs.remove_path(trees[0])
+    assert not blocked, "materialise's cleanup blocked on a FIFO"
+    assert trees and not left
+
+
+def test_a_log_the_judge_replaces_stays_the_folders_owners() -> None:
+    """A log the judge (root) replaces or makes sparse in a worker's folder is
+    the folder owner's afterwards, with the old file's mode: learner code can
+    still repair it in place, so a read-only invariant is never passed because
+    the judge took the file."""
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a folder to another uid")
+    with tempfile.TemporaryDirectory() as home:
+        folder = Path(home, "logs")
+        folder.mkdir()
+        (folder / "log").write_bytes(b"a\n")
+        (folder / "log").chmod(0o640)
+        for path in (folder, folder / "log"):
+            os.chown(path, 60999, 60998)
+        with safefs.opened(folder) as fd:
+            safefs.append(fd, "log", b"b\n")
+            replaced = os.stat("log", dir_fd=fd)
+            safefs.create_sparse(fd, "sparse", 1 << 20)
+            sparse = os.stat("sparse", dir_fd=fd)
+        assert (folder / "log").read_bytes() == b"a\nb\n"
+        assert (replaced.st_uid, replaced.st_gid) == (60999, 60998)
+        assert replaced.st_mode & 0o777 == 0o640
+        assert (sparse.st_uid, sparse.st_gid) == (60999, 60998)
+        assert sparse.st_mode & 0o777 == 0o644
+
+
+def test_unblocking_a_fifo_never_follows_a_folder_swapped_for_a_link() -> None:
+    """watch._unblock opens a world's FIFO through its folders' descriptors: a
+    folder above it swapped for a link to a folder outside holding a FIFO (a
+    device, a reader waiting on it) never gets that FIFO opened."""
+    from strategies import watch
+
+    with (
+        tempfile.TemporaryDirectory(dir=scratch_parent()) as tree,
+        tempfile.TemporaryDirectory(prefix="device-") as folder,
+    ):
+        device = Path(folder, "watchdog")
+        os.mkfifo(device)
+        opened = threading.Event()
+
+        def wait_for_a_writer() -> None:
+            with contextlib.suppress(OSError):
+                os.close(os.open(device, os.O_RDONLY))
+                opened.set()
+
+        reader = threading.Thread(target=wait_for_a_writer, daemon=True)
+        reader.start()
+        top = Path(tree, "w")
+        (top / "sub").mkdir(parents=True)
+        os.mkfifo(top / "sub" / device.name)
+        (top / "sub").rename(top / "moved")
+        (top / "sub").symlink_to(folder)
+        busy = threading.Thread(target=lambda: threading.Event().wait(0.3))
+        busy.start()
+        watch._unblock(busy, [top / "sub" / device.name])
+        reader.join(0.5)
+        was_opened = opened.is_set()
+        if not was_opened:  # our own writer frees the reader
+            os.close(os.open(device, os.O_WRONLY | os.O_NONBLOCK))
+            reader.join(5)
+        assert not was_opened, "_unblock opened a FIFO through a link"
