@@ -38,7 +38,14 @@ from day7_verify._bundle import CHILD_SCRIPT, Manifest
 from day7_verify._discover import Learner, shown
 from day7_verify._evidence import Untrusted, read_progress, read_result
 from day7_verify._report import LearnerVerdict
-from day7_verify._sandbox import ISOLATIONS, NOBODY, give_to, worker_settings, wrap
+from day7_verify._sandbox import (
+    ISOLATIONS,
+    JUDGE_FSIZE,
+    NOBODY,
+    give_to,
+    worker_settings,
+    wrap,
+)
 from day7_verify._score import scored
 from day7_verify._space import DEFAULT_SPACE, bounded, why_unbounded
 from day7_verify._supervise import Finished, run_bounded
@@ -336,6 +343,8 @@ def _judge(
             scratch=scratch,
             cpu_seconds=cpu_seconds,
             cwd=cwd,
+            # The judge builds the hardened level's 4 GiB sparse worlds.
+            fsize=JUDGE_FSIZE,
         )
         environment = _environment(tmp, home)
         environment["DAY7_SCRATCH"] = str(worlds)

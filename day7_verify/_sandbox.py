@@ -49,6 +49,7 @@ from pathlib import Path
 
 __all__ = [
     "ISOLATIONS",
+    "JUDGE_FSIZE",
     "MEASURE",
     "NOBODY",
     "Detected",
@@ -74,6 +75,9 @@ NOBODY = 65534
 NPROC = 64
 #: The largest file the command may write.
 FSIZE = 256 << 20
+#: The largest file the judge's own child may write: the hardened level's
+#: sparse worlds are files of 4 GiB and one byte (holes: they take no room).
+JUDGE_FSIZE = 8 << 30
 
 # Files of /etc a Python process may read; nothing else of /etc is shown.
 _ETC = (
@@ -125,6 +129,7 @@ def wrap(
     cpu_seconds: int,
     cwd: Path | None = None,
     uid: int = NOBODY,
+    fsize: int = FSIZE,
 ) -> Wrapped:
     """The argv (and preexec) that runs `argv` under `isolation`.
 
@@ -140,7 +145,7 @@ def wrap(
     # the count would take in all of that user's processes.
     limited = isolation != "process" and os.geteuid() == 0
     drop = uid if isolation == "user" and os.geteuid() == 0 else None
-    preexec = functools.partial(_preexec, cpu_seconds, limited, drop)
+    preexec = functools.partial(_preexec, cpu_seconds, limited, drop, fsize)
     if isolation == "sandbox":
         command = _bwrap(list(argv), scratch, [scratch, *writable], readonly, uid=uid)
         if cwd is not None:
@@ -207,9 +212,11 @@ def give_to(uid: int, *paths: Path) -> None:
                 os.chown(path, uid, uid, follow_symlinks=False)
 
 
-def _preexec(cpu_seconds: int, limited: bool, drop: int | None) -> None:
+def _preexec(
+    cpu_seconds: int, limited: bool, drop: int | None, fsize: int = FSIZE
+) -> None:
     """In the forked child, before exec: limits, then (user mode) uid `drop`."""
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE, FSIZE))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if limited:

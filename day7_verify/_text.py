@@ -227,7 +227,7 @@ def learner_lines(
     if isolation is not None:
         lines.append(f"  judged under {isolation} isolation")
     if seed is not None:
-        lines.append(seed_line(verdict.path, seed))
+        lines.append(seed_line(verdict.path, seed, level))
     lines += _lessons_section(verdict, verbose)
     lines += _invariant_rows(verdict, level)
     if verdict.output_tail and (verbose or verdict.status not in ("pass", "fail")):
@@ -237,10 +237,12 @@ def learner_lines(
     return [terminal_text(line) for line in lines]
 
 
-def seed_line(path: str, seed: int) -> str:
-    """The run's seed, and the command that judges `path` again with it."""
+def seed_line(path: str, seed: int, level: str = "course") -> str:
+    """The run's seed, and the command that judges `path` again with it (at
+    the level it was judged at: another level draws other examples)."""
+    at = "" if level == "course" else f" --level {shlex.quote(level)}"
     return (
-        f"  seed {seed}: `day7-verify {shlex.quote(path)} --seed {seed}`"
+        f"  seed {seed}: `day7-verify {shlex.quote(path)}{at} --seed {seed}`"
         " draws the same examples again"
     )
 

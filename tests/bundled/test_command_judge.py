@@ -490,6 +490,21 @@ def test_one_learner_reads_its_verdict_first_and_no_traceback(checkout, tmp_path
     assert "Traceback" not in run.stdout + run.stderr
 
 
+def test_the_bundled_evaluator_passes_the_hardened_level_as_the_command_judges_it(
+    checkout, tmp_path
+):
+    """The hardened level through the command: the judge's own child can
+    build the 4 GiB sparse worlds (its file-size limit is the judge's, not
+    the worker's 256 MiB), so the bundled evaluator holds every invariant,
+    and the seed line reproduces at that level."""
+    run = _command(
+        checkout, "evaluator", "--level", "hardened", "--seed", "7", "--timeout", "300"
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert run.stdout.startswith("day7-verify: PASS  evaluator: all 28 invariants")
+    assert "`day7-verify evaluator --level hardened --seed 7`" in run.stdout
+
+
 def test_a_pass_is_counted_from_the_levels_invariants_not_claimed(checkout, tmp_path):
     """A folder that turns the judge's search off at import gets no pass.
 
