@@ -59,6 +59,7 @@ __all__ = [
     "Ref",
     "Step",
     "force",
+    "report_makers",
     "give_to_worker",
     "is_remote",
     "remote_replace",
@@ -860,6 +861,31 @@ def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str]
             raise ProtocolError("the worker's report rows are malformed")
         checked.append((row[0], row[1], row[2]))
     return None, tuple(checked)
+
+
+def report_makers(report: object) -> tuple[str, ...]:
+    """Per row of a remote report, the learner's function that built its check
+    ("" for one `evaluate_run` built, or none known): the worker's word,
+    which only words a lesson's hint (`ExpectedCheck.hint_for`), never a
+    verdict, so anything but a list of plain names is taken as none."""
+    said = getattr(report, "_view", None) if isinstance(report, Remote) else None
+    makers = said.get("makers") if isinstance(said, dict) else None
+    if not isinstance(makers, list) or len(makers) > MAX_MAKERS:
+        return ()
+    return tuple(
+        maker
+        if isinstance(maker, str)
+        and len(maker) <= MAX_MAKER_CHARS
+        and maker.isidentifier()
+        and not maker.startswith("__")
+        else ""
+        for maker in makers
+    )
+
+
+#: A report's checks a worker may name a maker for, and a maker's length.
+MAX_MAKERS = 20_000
+MAX_MAKER_CHARS = 100
 
 
 # --- many calls in one request ------------------------------------------------------

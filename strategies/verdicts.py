@@ -25,6 +25,7 @@ from strategies.lessons import (
     fail,
     report_view,
 )
+from strategies.remote import report_makers
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe
 
@@ -33,6 +34,7 @@ __all__ = [
     "Body",
     "assert_truth",
     "calling",
+    "check_maker",
     "checked",
     "evaluate",
     "evaluated_twice",
@@ -362,6 +364,13 @@ def verdict_cause(check: ExpectedCheck, passed: object) -> str:
     return f"check:{group}"
 
 
+def check_maker(report: Any, index: int) -> str:
+    """The learner's function that built check `index` of `report`, or ""
+    (`remote.report_makers`; the bundled evaluator, judged here, says none)."""
+    makers = report_makers(report)
+    return makers[index] if index < len(makers) else ""
+
+
 def assert_truth(
     report: Any,
     expected: Sequence[ExpectedCheck],
@@ -393,7 +402,7 @@ def assert_truth(
             hint=placed(_names_hint(names, want), "evaluate_run"),
             cause=_names_cause(names, want),
         )
-    for row, check in zip(rows, expected, strict=True):
+    for index, (row, check) in enumerate(zip(rows, expected, strict=True)):
         if only is not None and not only(check):
             continue
         if not check.accepts(row[1], row[2], level):
@@ -406,7 +415,7 @@ def assert_truth(
                     world=f"{about}\n{behind}".lstrip(),
                     expected=check.shown(level),
                     observed=shown_row(row),
-                    hint=check.hint_for(row[1], level),
+                    hint=check.hint_for(row[1], level, check_maker(report, index)),
                     cause=verdict_cause(check, row[1]),
                 )
             except InvariantFailure as failure:

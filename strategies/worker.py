@@ -26,6 +26,7 @@ error (a store whose lookups fail).
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import faulthandler
 import importlib
@@ -446,11 +447,13 @@ class Worker:
             fn = self.into(message["fn"])
             args = self.into(message.get("args", []))
             kwargs = self.into(message.get("kwargs", {"$d": []}))
-            value = fn(*args, **kwargs)
-            if message.get("view"):
-                # A report and its rows in one answer: the judge reads both.
-                return {"value": value, "view": self.view(value)}
-            return value
+            if not message.get("view"):
+                return fn(*args, **kwargs)
+            # evaluate_run: a report, its rows and who built each check, in one answer.
+            makers = Makers(fn, self.names.get("EvaluationCheck"))
+            with makers.recording():
+                value = fn(*args, **kwargs)
+            return {"value": value, "view": self.view(value, makers)}
         if op == "batch":
             return self.run_batch(message["steps"])
         if op == "getattr":
@@ -498,16 +501,22 @@ class Worker:
             return os.getpid()
         raise ValueError(f"unknown op {op!r}")
 
-    def view(self, report: Any) -> dict[str, Any]:
-        """The report's shape problem, or its rows; what it raised while read."""
+    def view(self, report: Any, makers: Makers | None = None) -> dict[str, Any]:
+        """The report's shape problem, or its rows (and, from `makers`, the
+        learner's function that built each row's check, or None); what it
+        raised while read."""
+        said: dict[str, Any] = {"problem": None, "rows": None}
         try:
-            problem = report_problem(report)
-            rows = None
-            if problem is None:
-                rows = [[c.name, c.passed, c.detail] for c in report.checks]
+            said["problem"] = report_problem(report)
+            if said["problem"] is None:
+                checks = report.checks
+                said["rows"] = [[c.name, c.passed, c.detail] for c in checks]
+                if makers is not None:
+                    built = makers.built
+                    said["makers"] = [built.get(id(c), (c, None))[1] for c in checks]
         except BaseException as error:
             return {"raised": _error_data(error)}
-        return {"problem": problem, "rows": rows}
+        return said
 
     def run_batch(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
         """Calls in order, a later one naming an earlier one's result as
@@ -602,6 +611,72 @@ class Worker:
             if not _is_module_file(a)
         ][:1000]
         return outcome
+
+
+class Makers:
+    """Which of the learner's functions built each check `evaluate_run` returns.
+
+    While recording, each module-level function of `evaluate_run`'s module
+    (its helpers, defined in its file) is bound in that module to a wrapper
+    that notes the first of them to return each check object: the
+    innermost, the one that built it. The bindings are put back after the
+    call. A check `evaluate_run` built itself (or rebuilt from a helper's)
+    is a new object, noted by nobody: the judge then names evaluate_run.
+    Not a trace hook: that slows every line of the call (the Day 1-6 code
+    it reaches too) about twofold, where a wrapper costs one call per
+    helper call. What this says is the learner's word (their code could
+    forge it): it only words a lesson's hint, never a verdict.
+    """
+
+    def __init__(self, evaluate: Any, check_type: Any) -> None:
+        self.evaluate = evaluate if type(evaluate) is types.FunctionType else None
+        self.check_type = check_type if isinstance(check_type, type) else None
+        # id -> (the check, its maker): the check is held so its id is not reused.
+        self.built: dict[int, tuple[object, str]] = {}
+
+    @contextlib.contextmanager
+    def recording(self) -> Any:
+        evaluate = self.evaluate
+        module = None if evaluate is None else evaluate.__globals__
+        if self.check_type is None or type(module) is not dict:
+            yield
+            return
+        home = evaluate.__code__.co_filename  # type: ignore[union-attr]
+        # Only what reads as a plain function here: nothing of the
+        # learner's runs (an alias, a method or a lambda is no name to give).
+        originals = {
+            name: value
+            for name, value in list(module.items())
+            if type(value) is types.FunctionType
+            and value is not evaluate
+            and value.__globals__ is module
+            and value.__code__.co_filename == home
+            and value.__code__.co_name == name
+            and not name.startswith("__")
+        }
+        wrappers = {name: self._noting(f, name) for name, f in originals.items()}
+        module.update(wrappers)
+        try:
+            yield
+        finally:
+            for name, wrapper in wrappers.items():
+                if module.get(name) is wrapper:  # unless the learner rebound it
+                    module[name] = originals[name]
+
+    def _noting(self, function: Any, name: str) -> Any:
+        built, check_type = self.built, self.check_type
+
+        def noting(*args: Any, **kwargs: Any) -> Any:
+            value = function(*args, **kwargs)
+            if (
+                type(value) is check_type
+                and id(value) not in built
+                and len(built) < MAX_ITEMS
+            ):
+                built[id(value)] = (value, name)
+            return value
+
+        return noting
 
 
 class Callback:

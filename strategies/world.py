@@ -310,20 +310,22 @@ class ExpectedCheck:
         assert binding is not None
         return detail.startswith(binding) if self.prefix else detail == binding
 
-    def hint_for(self, passed: object, level: str = "hardened") -> str:
+    def hint_for(self, passed: object, level: str = "hardened", maker: str = "") -> str:
         """The lesson's hint for an observed check this one does not accept.
 
         The right verdict with the wrong words is a wording mistake: the
         usual mistake behind a wrong verdict (reload through a fresh store,
         catch the exception) would tell the learner to do what they did.
-        Either way it ends naming evaluate_run in evaluation.py: the one
-        function that makes every check.
+        Either way it ends naming `maker` in evaluation.py, the learner's
+        function that built the check (`remote.report_makers`), or else
+        evaluate_run, the one function that makes every check.
         """
+        where = (maker, "evaluation.py") if maker else ("evaluate_run",)
         binding = self._binding(level)
         if passed is self.passed and self.prefix and binding is not None:
             words = f"the detail must start with the words {binding.rstrip()!r}"
-            return placed(words, "evaluate_run")
-        return placed(self.hint, "evaluate_run")
+            return placed(words, *where)
+        return placed(self.hint, *where)
 
     def same(self, first: tuple, second: tuple, level: str = "hardened") -> bool:
         """Whether two observed (name, passed, detail) rows of this check say

@@ -4,8 +4,9 @@ Learners judged by real children, copies of the bundled evaluator
 (tests/bundled/_command_learners.py): one whose `passed` is true on an empty
 report (its `render` is right: no render lesson), one without evaluation.py
 (one line saying so, not a lesson per missing name), one whose result check
-looks only at the first event of the tool and one whose receipt lookup lets
-errors through (each one lesson, the second naming the helper it escaped
+looks only at the first event of the tool, one whose result check helper
+looks only at the last (naming that helper), and one whose receipt lookup
+lets errors through (each one lesson, the last naming the helper it escaped
 from), and one whose Day 1-6
 `Workspace.modified_files` is still a TODO (the read-only lesson names it,
 with a world, a hint and a snippet, not a bare TypeError). Marked `children`.
@@ -26,12 +27,26 @@ from _command_learners import ROOT, learner_folder
 pytestmark = pytest.mark.children
 
 _MODIFIED = "        return tuple(sorted(self._modified))\n"
+# The bundled _result_check's search, and a learner's that reads only the
+# last result of the tool.
+_RESULT_FOUND = (
+    "    found = _result_found(\n"
+    "        gathered[expected.tool], joined[expected.tool], expected.contains\n"
+    "    )\n"
+)
+_LAST_RESULT_ONLY = (
+    "    found = expected.contains in (gathered[expected.tool] or [''])[-1]\n"
+)
 
 
 def _cohort(parent: Path) -> None:
     learner_folder(parent, "passes-empty", "bug:report-passes-empty")
     learner_folder(parent, "first-of-tool", "bug:result-first-of-tool-only")
     learner_folder(parent, "lookup-escapes", "bug:receipt-lookup-error-escapes")
+    helper = learner_folder(parent, "last-result-helper") / "evaluation.py"
+    source = helper.read_text(encoding="utf-8")
+    assert source.count(_RESULT_FOUND) == 1, "_result_check moved"
+    helper.write_text(source.replace(_RESULT_FOUND, _LAST_RESULT_ONLY))
     (learner_folder(parent, "no-evaluation") / "evaluation.py").unlink()
     todo = learner_folder(parent, "modified-files-todo") / "workspace.py"
     source = todo.read_text(encoding="utf-8")
@@ -119,6 +134,16 @@ def test_a_result_check_wrong_on_many_kinds_of_fact_is_one_lesson(judged):
     assert told["cause"] == "check:result"
     assert {"truth", "order-insensitivity"} <= set(told["invariants"])
     assert "more line(s) of the world" not in told["world"]
+
+
+def test_a_wrong_verdict_built_in_a_helper_is_one_lesson_naming_it(judged):
+    """A result check built wrong in the learner's _result_check: one lesson,
+    whose hint says to change _result_check (not evaluate_run)."""
+    learner = judged["learners"]["last-result-helper"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    [told] = learner["lessons"]
+    assert told["cause"] == "check:result"
+    assert told["hint"].endswith("; change _result_check in evaluation.py")
 
 
 def test_errors_escaping_one_helper_are_one_lesson_naming_it(judged):

@@ -26,6 +26,7 @@ from strategies import (
     assert_truth,
     call_target,
     case_spec,
+    check_maker,
     describe,
     evaluate,
     fail,
@@ -90,7 +91,8 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
         baseline = report_view(evaluate(target, built))
         for wrong in wrong_facts(world, built.outcome):
             case = make_case(target, case_spec(wrong.world))
-            rows = report_view(evaluate(target, built, case=case))
+            report = evaluate(target, built, case=case)
+            rows = report_view(report)
             expected = truth(wrong.world)
             context = f"with one wrong fact: {wrong.label}"
             if len(rows) != len(expected):
@@ -110,7 +112,9 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
                         world=f"{context}\nthe fact behind {check.name}: {check.fact}",
                         expected=check.shown(target.level),
                         observed=shown_row(row),
-                        hint=check.hint_for(row[1], target.level),
+                        hint=check.hint_for(
+                            row[1], target.level, check_maker(report, index)
+                        ),
                         # The wrong fact's own verdict: the truth's mistake
                         # for that kind of fact, told once with it.
                         cause=verdict_cause(check, row[1]),

@@ -13,6 +13,7 @@ from strategies import (
     LOG_KINDS,
     World,
     assert_truth,
+    check_maker,
     describe,
     evaluate,
     fail,
@@ -145,7 +146,7 @@ def _assert_receipts(report, world: World, level: str) -> None:
     expected = truth(world)
     if len(rows) != len(expected):
         assert_truth(report, expected, level=level)  # names the missing checks
-    for row, check in zip(rows, expected, strict=True):
+    for index, (row, check) in enumerate(zip(rows, expected, strict=True)):
         if check.name.startswith("receipt:") and (
             row[0] != check.name or not check.accepts(row[1], row[2], level)
         ):
@@ -153,6 +154,6 @@ def _assert_receipts(report, world: World, level: str) -> None:
                 world=f"{describe(world)}\nthe fact behind {check.name}: {check.fact}",
                 expected=check.shown(level),
                 observed=shown_row(row),
-                hint=check.hint_for(row[1], level),
+                hint=check.hint_for(row[1], level, check_maker(report, index)),
                 cause=verdict_cause(check, row[1]),
             )
