@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from strategies.audit import Access, AccessRecorder
 from strategies.bounds import Deadline, Expired, within
 from strategies.build import materialise
 from strategies.fixes import placed
@@ -28,8 +29,6 @@ from strategies.verdicts import assert_truth, judging
 from strategies.vocabulary import EVALUATE
 from strategies.watch import (
     HANG_SECONDS,
-    Access,
-    AccessRecorder,
     Figures,
     Outcome,
     call_with_deadline,

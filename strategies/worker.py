@@ -591,7 +591,7 @@ class Worker:
         suite = message.get("suite")
         if suite and suite not in sys.path:
             sys.path.append(suite)
-        from strategies.watch import AccessRecorder
+        from strategies.audit import AccessRecorder
 
         fn = self.into(message["fn"])
         args = self.into(message.get("args", []))
@@ -602,13 +602,13 @@ class Worker:
                 outcome["value"] = fn(*args)
         except BaseException as error:
             outcome["raised"] = _error_data(error)
-        from strategies.watch import _is_module_file
+        from strategies.audit import is_module_file
 
         # The import system reading modules of this process is not the call's doing.
         outcome["accesses"] = [
             [a.kind, a.event, str(a.raw)[:300], a.reached, bool(a.writes)]
             for a in recorder.accesses
-            if not _is_module_file(a)
+            if not is_module_file(a)
         ][:1000]
         return outcome
 
