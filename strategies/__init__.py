@@ -13,8 +13,9 @@ Where things live (docs/design.md has the whole map):
   `*_KINDS` tables (finals.py, files.py, results.py, receipts.py, logs.py);
 - drawing: `worlds`, `passing_worlds`, `unavailable_worlds`,
   `hostile_worlds`, the written-out `EXAMPLE_WORLDS`, `TRAP_WORLDS` and
-  `PASSING_WORLD` (worlds.py); real runs: `Plan` and its steps,
-  `played_worlds`, `WRITTEN_WORLDS` (plans.py); `perturbations` (perturb.py);
+  `PASSING_WORLD` (worlds.py); real runs: `Plan` and its steps
+  (plan_steps.py), `played_worlds`, `WRITTEN_WORLDS` (plans.py);
+  `perturbations` (perturb.py);
 - making and judging: `materialise` (build.py), `evaluate`, `judging`,
   `assert_truth` (verdicts.py), `judge_hostile`, `judge_access` (hardened.py);
 - lessons and the target: `call_target`, `fail` (lessons.py), `load_target`
@@ -39,10 +40,10 @@ _HOMES = {
     "strategies.draw": "EXAMPLE_WORLDS PASSING_WORLD TEXTS TRAP_WORLDS examples"
     " file_facts hostile_worlds log_facts noise_events passing_worlds"
     " unavailable_worlds with_perturbations worlds",
+    "strategies.plan_steps": "Denied EditFile Invalid ListFiles Plan ReadFile Refused"
+    " RunCommand SeedFile WriteFile",
     "strategies.plans": "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD"
-    " Denied EditFile Invalid ListFiles Plan ReadFile Refused RunCommand SeedFile"
-    " WriteFile played_world played_worlds replay stopped with_written_worlds"
-    " wrong_facts",
+    " played_world played_worlds replay stopped with_written_worlds wrong_facts",
     "strategies.perturb": "Perturbation perturbations perturbed_worlds",
     "strategies.build": "build_in make_case materialise rewrite_in_root scratch_parent",
     "strategies.verdicts": "assert_truth check_maker evaluate judged judging"

@@ -42,19 +42,16 @@ from strategies.finals import final_text
 from strategies.fixes import change_for, placed
 from strategies.lessons import InvariantFailure, call_target, called
 from strategies.logs import LOG_KINDS, call_id_of, tamper
-from strategies.plans import (
-    MARKER,
-    SENTINEL,
+from strategies.plan_steps import (
     Denied,
     EditFile,
-    Outcome,
     Plan,
     RunCommand,
     WriteFile,
     commands,
-    replay,
     replies,
 )
+from strategies.plans import MARKER, SENTINEL, Outcome, replay
 from strategies.receipts import Stored, stored_receipt
 from strategies.remote import Ref, Step
 from strategies.vocabulary import LOG_NAME, NAME_MAX

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import MISSING, dataclass, field, fields, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
 
+from strategies.compact import Compact
 from strategies.files import FILE_KINDS, FileFact, file_layout, spelled
 from strategies.finals import FINAL_KINDS, FinalFact, final_said, final_text
 from strategies.fixes import placed
 from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind
 from strategies.logs import HARDENED_GET_ERRORS, LOG_KINDS, LogFact
+from strategies.plan_steps import Plan, describe_plan
 from strategies.receipts import (
     RECEIPT_KINDS,
     ReceiptFact,
@@ -36,9 +37,6 @@ from strategies.results import (
     tool_event,
 )
 
-if TYPE_CHECKING:
-    from strategies.plans import Plan
-
 __all__ = [
     "CaseSpec",
     "ExpectedCheck",
@@ -54,27 +52,8 @@ __all__ = [
 ]
 
 
-class _Compact:
-    """A repr that leaves out fields at their defaults: short, valid Python,
-    so a lesson's reproduction snippet can rebuild the world from it."""
-
-    def __repr__(self) -> str:
-        shown = []
-        for item in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, item.name)
-            if item.default is not MISSING:
-                default = item.default
-            elif item.default_factory is not MISSING:
-                default = item.default_factory()
-            else:
-                default = MISSING
-            if default is MISSING or value != default:
-                shown.append(f"{item.name}={value!r}")
-        return f"{type(self).__name__}({', '.join(shown)})"
-
-
 @dataclass(frozen=True, repr=False)
-class World(_Compact):
+class World(Compact):
     """Everything one evaluation sees.
 
     `events_as_list` hands the run its events as a list, numbered in
@@ -124,7 +103,7 @@ class World(_Compact):
 
 # Every fact type prints compactly too.
 for _type in (FinalFact, FileFact, ResultFact, ReceiptFact, LogFact, EventSpec):
-    _type.__repr__ = _Compact.__repr__  # type: ignore[method-assign]
+    _type.__repr__ = Compact.__repr__  # type: ignore[method-assign]
 
 
 def world_events(world: World) -> tuple[EventSpec, ...]:
@@ -641,8 +620,6 @@ def describe(world: World) -> str:
     """The world in words, one fact a line: for note() and for lessons."""
     lines = []
     if world.plan is not None:
-        from strategies.plans import describe_plan
-
         lines.append(describe_plan(world.plan, world.final))
     lines.append(f"final: {_final_words(world)}")
     lines.extend(_file_words(fact) for fact in world.files)

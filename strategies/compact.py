@@ -1,0 +1,26 @@
+"""A dataclass repr short enough for a lesson and valid Python for its snippet."""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+
+__all__ = ["Compact"]
+
+
+class Compact:
+    """A repr that leaves out fields at their defaults: short, valid Python,
+    so a lesson's reproduction snippet can rebuild the world from it."""
+
+    def __repr__(self) -> str:
+        shown = []
+        for item in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, item.name)
+            if item.default is not MISSING:
+                default = item.default
+            elif item.default_factory is not MISSING:
+                default = item.default_factory()
+            else:
+                default = MISSING
+            if default is MISSING or value != default:
+                shown.append(f"{item.name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
