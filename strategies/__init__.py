@@ -47,7 +47,7 @@ _HOMES = {
     "strategies.perturb": "Perturbation perturbations perturbed_worlds",
     "strategies.build": "build_in make_case materialise rewrite_in_root scratch_parent",
     "strategies.verdicts": "assert_truth check_maker evaluate judged judging"
-    " rows_without_tree shown_row verdict_cause",
+    " rows_without_tree shown_names shown_row verdict_cause",
     "strategies.hardened": "judge_access judge_hostile",
     "strategies.snapshot": "object_state spy_on tree_changes tree_snapshot",
     "strategies.watch": "Figures call_with_deadline reported_figures"

@@ -10,6 +10,7 @@ that rebuild the world and show the report.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,6 +44,7 @@ __all__ = [
     "reproducing",
     "reproduction",
     "rows_without_tree",
+    "shown_names",
     "shown_row",
     "snippet",
     "verdict_cause",
@@ -371,6 +373,17 @@ def check_maker(report: Any, index: int) -> str:
     return makers[index] if index < len(makers) else ""
 
 
+def shown_names(names: Sequence[str], other: Sequence[str]) -> str:
+    """Check names for a lesson: as written, or escaped (`ascii`) when the two
+    lists differ but would print the same (another Unicode form, say)."""
+    same = [unicodedata.normalize("NFC", name) for name in names] == [
+        unicodedata.normalize("NFC", name) for name in other
+    ]
+    if list(names) != list(other) and same:
+        return ", ".join(ascii(name) for name in names)
+    return ", ".join(names)
+
+
 def assert_truth(
     report: Any,
     expected: Sequence[ExpectedCheck],
@@ -397,8 +410,8 @@ def assert_truth(
     if names != want:
         fail(
             world=words,
-            expected=f"checks [{', '.join(want)}]",
-            observed=f"checks [{', '.join(names)}]",
+            expected=f"checks [{shown_names(want, names)}]",
+            observed=f"checks [{shown_names(names, want)}]",
             hint=placed(_names_hint(names, want), "evaluate_run"),
             cause=_names_cause(names, want),
         )

@@ -65,6 +65,11 @@ from strategies.probe import fresh_seed, probe_seed, probe_target
 from strategies.profiles import PROFILES, choose_profile, register_profiles
 from strategies.target import LEVELS, Target, TargetError, load_target
 
+# The command's own end-to-end tests run it in children: one seed for all of
+# them (the command draws a fresh one per run otherwise), so CI meets the
+# same examples every time. test_command_seed names its seeds itself.
+os.environ.setdefault("DAY7_VERIFY_SEED", "20261204")
+
 # The loader's own tests drive whole pytest runs through `pytester`; plugins
 # may only be named in the root conftest.
 pytest_plugins = ["pytester"]

@@ -65,6 +65,25 @@ def test_the_seed_is_a_whole_number_and_one_per_run():
             Settings(seed=bad)
 
 
+def test_a_run_without_seed_takes_the_environments_else_a_fresh_one(
+    monkeypatch: pytest.MonkeyPatch, capsys
+):
+    """$DAY7_VERIFY_SEED (a test suite's) is the seed of a run that names
+    none; without it each run draws a fresh one; a bad value is one line."""
+    from day7_verify import _cli
+
+    monkeypatch.setenv(_cli.SEED_VARIABLE, "42")
+    assert _cli._default_seed() == 42
+    monkeypatch.delenv(_cli.SEED_VARIABLE)
+    assert len({_cli._default_seed() for _ in range(20)}) > 1
+    monkeypatch.setenv(_cli.SEED_VARIABLE, "-3")
+    with pytest.raises(SystemExit) as stopped:
+        _cli._default_seed()
+    assert stopped.value.code == 2
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and _cli.SEED_VARIABLE in said
+
+
 @pytest.mark.parametrize("text", ["-1", "x", "1.5", "", str(1 << 64)])
 def test_a_bad_seed_is_one_line_and_exit_status_2(text: str, capsys):
     with pytest.raises(SystemExit) as stopped:

@@ -16,6 +16,7 @@ from strategies import (
     judging,
     materialise,
     report_view,
+    shown_names,
     shown_row,
     truth,
     worlds,
@@ -50,33 +51,35 @@ def test_one_check_per_fact_named_and_ordered_by_the_contract(
     and order are what let a reader (and a diff) find a failed fact.
     """
     note(describe(world))
-    with judging(world, target), materialise(world, target) as built:
-        report = evaluate(target, built)
-    names = [row[0] for row in report_view(report)]
-    want = [check.name for check in truth(world)]
-    if names != want:
-        if sorted(names) == sorted(want):
-            hint = (
-                "keep the contract's order: final, files, results, receipts,"
-                " each group in case order; do not sort"
+    # The lesson is made inside `judging`, so it carries the snippet.
+    with judging(world, target):
+        with materialise(world, target) as built:
+            report = evaluate(target, built)
+        names = [row[0] for row in report_view(report)]
+        want = [check.name for check in truth(world)]
+        if names != want:
+            if sorted(names) == sorted(want):
+                hint = (
+                    "keep the contract's order: final, files, results, receipts,"
+                    " each group in case order; do not sort"
+                )
+            elif len(names) == len(want):
+                hint = (
+                    "name file checks with the normalised path (file:a/b for"
+                    " './a//b'), result checks with the tool, receipt checks with"
+                    " the call id"
+                )
+            else:
+                hint = (
+                    "one check per declared fact: a repeated result expectation is"
+                    " checked (and listed) twice"
+                )
+            fail(
+                world=describe(world),
+                expected=f"checks [{shown_names(want, names)}]",
+                observed=f"checks [{shown_names(names, want)}]",
+                hint=placed(hint, "evaluate_run"),
             )
-        elif len(names) == len(want):
-            hint = (
-                "name file checks with the normalised path (file:a/b for"
-                " './a//b'), result checks with the tool, receipt checks with"
-                " the call id"
-            )
-        else:
-            hint = (
-                "one check per declared fact: a repeated result expectation is"
-                " checked (and listed) twice"
-            )
-        fail(
-            world=describe(world),
-            expected=f"checks [{', '.join(want)}]",
-            observed=f"checks [{', '.join(names)}]",
-            hint=placed(hint, "evaluate_run"),
-        )
 
 
 def _verdict_hint(passed: bool) -> str:
