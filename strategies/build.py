@@ -71,9 +71,9 @@ __all__ = [
     "Built",
     "build_in",
     "make_case",
-    "rewrite_in_root",
     "make_events",
     "materialise",
+    "rewrite_in_root",
     "scratch_parent",
 ]
 

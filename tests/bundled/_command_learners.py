@@ -9,6 +9,7 @@ for the ways a folder fails to load, or one bug of the planted catalogue
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -171,3 +172,11 @@ def learner_folder(parent: Path, name: str, *plants: str) -> Path:
         if plant.startswith(BUG):
             _planted_bug(folder, plant.removeprefix(BUG))
     return folder
+
+
+def command_environment() -> dict[str, str]:
+    """The environment a test runs the command in: this one, without
+    pytest's variables or a PYTHONPATH (the command is the installed one)."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    environment.pop("PYTHONPATH", None)
+    return environment

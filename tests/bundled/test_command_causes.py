@@ -12,14 +12,13 @@ the room of a failing learner in every report). Marked `children`.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import ROOT, learner_folder
+from _command_learners import ROOT, command_environment, learner_folder
 from _command_schema import report_problems
 
 from day7_verify._report import ClassReport
@@ -41,8 +40,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     for name, plants in LEARNERS.items():
         learner_folder(cohort, name, *plants)
     out = tmp_path_factory.mktemp("reports")
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    environment.pop("PYTHONPATH", None)
+    environment = command_environment()
     finished = subprocess.run(
         [
             sys.executable,

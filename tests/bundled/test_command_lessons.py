@@ -15,14 +15,13 @@ with a world, a hint and a snippet, not a bare TypeError). Marked `children`.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import ROOT, learner_folder
+from _command_learners import ROOT, command_environment, learner_folder
 
 pytestmark = pytest.mark.children
 
@@ -59,8 +58,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     cohort = tmp_path_factory.mktemp("lessons")
     _cohort(cohort)
     out = tmp_path_factory.mktemp("reports") / "class.json"
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    environment.pop("PYTHONPATH", None)
+    environment = command_environment()
     finished = subprocess.run(
         [
             sys.executable,

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from _command_learners import learner_folder
+from _command_learners import command_environment, learner_folder
 
 from day7_verify._cli import main
 from day7_verify._html import html_page
@@ -335,8 +335,7 @@ def test_a_hostile_class_gets_every_report_and_a_safe_terminal(tmp_path: Path):
     )
     out = tmp_path / "out"
     out.mkdir()
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    environment.pop("PYTHONPATH", None)
+    environment = command_environment()
     finished = subprocess.run(
         [
             sys.executable,
