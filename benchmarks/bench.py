@@ -19,7 +19,7 @@ and only the evaluator differs.  The benchmark prints, per size:
   ``ci`` Hypothesis profile, and the whole run's wall time.
 
 Nothing here imports an implementation directly: both are loaded through the
-suite's ``strategies.target.load_target``.
+suite's ``judge.target.load_target``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from strategies.target import Target, TargetError, load_target
+from judge.target import Target, TargetError, load_target
 
 
 # Receipts in the contract's log format, written directly: the bench measures

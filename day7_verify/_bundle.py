@@ -54,25 +54,33 @@ class BundleError(Exception):
     """The suite or a package it needs cannot be found; one line saying which."""
 
 
-def suite_folders() -> tuple[Path, Path]:
-    """The suite (conftest.py and invariants/) and the strategies package.
+#: The packages the suite imports, each beside this one when installed:
+#: the worlds, the judge, and the worker (the judge starts it from here).
+SUITE_PACKAGES = ("strategies", "judge", "worker")
+
+
+def suite_folders() -> tuple[Path, tuple[Path, ...]]:
+    """The suite (conftest.py and invariants/) and the packages it imports.
 
     Installed from a wheel, the suite is `day7_verify/suite`; in a checkout or
-    an editable install it is the repository's `tests/`. The strategies are
-    the package beside this one in both cases.
+    an editable install it is the repository's `tests/`. The packages are
+    beside this one in both cases.
     """
     installed = PACKAGE / "suite"
     suite = (
         installed if (installed / "conftest.py").is_file() else PACKAGE.parent / "tests"
     )
-    strategies = PACKAGE.parent / "strategies"
+    packages = tuple(PACKAGE.parent / name for name in SUITE_PACKAGES)
     if not (suite / "conftest.py").is_file() or not (suite / "invariants").is_dir():
         raise BundleError(
             f"the suite is not installed: no conftest.py and invariants/ in {suite}"
         )
-    if not (strategies / "__init__.py").is_file():
-        raise BundleError(f"the strategies package is not installed beside {PACKAGE}")
-    return suite, strategies
+    for package in packages:
+        if not (package / "__init__.py").is_file():
+            raise BundleError(
+                f"the {package.name} package is not installed beside {PACKAGE}"
+            )
+    return suite, packages
 
 
 @dataclass(frozen=True)
@@ -105,11 +113,12 @@ class Manifest:
 
 def manifest() -> Manifest:
     """The files of one bundle, found once; BundleError if something is missing."""
-    suite, strategies = suite_folders()
+    suite, packages = suite_folders()
     entries: list[tuple[Path, str]] = [(PACKAGE / "_child.py", CHILD_SCRIPT)]
     entries += [(suite / "conftest.py", "suite/conftest.py")]
     entries += _tree(suite / "invariants", "suite/invariants")
-    entries += _tree(strategies, "strategies")
+    for package in packages:
+        entries += _tree(package, package.name)
     for top in _third_party():
         name = f"lib/{top.name}"
         entries += _tree(top, name) if top.is_dir() else [(top, name)]

@@ -4,7 +4,7 @@ One mistake fails many tests, often in many invariants: a TODO `passed`
 spoils every invariant that reads a report, a loop hangs every call, a
 `strip()` on both sides of a file check is wrong in `truth` and again in
 `independence`. The suite gives every lesson a `cause`, a stable key for
-the mistake (strategies/lessons.py: `hang:evaluation.py:evaluate_run`,
+the mistake (judge/lessons.py: `hang:evaluation.py:evaluate_run`,
 `unfinished:EvaluationReport.passed`, `check:file`, ...);
 here the lessons of one cause become one lesson, the first (most basic)
 one, naming every invariant it breaks in `invariants`. A consequence is
@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from strategies.lessons import WHERE_THE_REST_IS
+from judge.lessons import WHERE_THE_REST_IS
 
 __all__ = [
     "FIELD_BOUNDS",

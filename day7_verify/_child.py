@@ -153,7 +153,7 @@ class _Progress:
 
 def _load(folder: str, level: str, seconds: float) -> str | None:
     """Import the folder once, bounded: None, or one line saying why it cannot."""
-    from strategies.target import TargetError, load_target
+    from judge.target import TargetError, load_target
 
     def expire(signum: int, frame: Any) -> None:
         raise _LoadTimeout
@@ -182,7 +182,7 @@ def _run_suite(
     config: dict[str, Any], progress: _Progress, watched: _Watched
 ) -> dict[str, Any]:
     """The suite's outcome; split into `parts` pytest sessions run at once
-    (strategies/parts.py), one per core the command gave this learner."""
+    (judge/parts.py), one per core the command gave this learner."""
     parts = max(1, min(int(config.get("parts", 1)), 8))
     _warm_up()
     if parts == 1 or threading.active_count() > 1:
@@ -226,9 +226,9 @@ def _warm_up() -> None:
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis import strategies as st
 
-    import strategies.build  # noqa: F401
+    import judge.build  # noqa: F401
+    import judge.verdicts  # noqa: F401
     import strategies.draw  # noqa: F401
-    import strategies.verdicts  # noqa: F401
 
     once = settings(
         database=None,
@@ -261,7 +261,7 @@ def _part_process(
 
 def _joined(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     """The parts' outcomes as one: complete only when every part is."""
-    from strategies.parts import join_summaries
+    from judge.parts import join_summaries
 
     summaries = [o.get("summary") for o in outcomes]
     present = [s for s in summaries if isinstance(s, dict)]
@@ -414,7 +414,7 @@ def _tree_state(folder: Path, contents: bool) -> dict[str, tuple[Any, ...]]:
     link to a device, or block on the FIFO, before checking).
     """
     # From the bundle (on the path by now), never from the command's package.
-    from strategies.safefs import walk
+    from judge.safefs import walk
 
     state: dict[str, tuple[Any, ...]] = {}
     try:

@@ -61,7 +61,7 @@ from day7_verify._shard import merge, parse_shard, select
 from day7_verify._space import DEFAULT_SPACE, default_space, why_unbounded
 from day7_verify._text import class_lines, learner_lines, verdict_line
 from day7_verify._uids import UidError
-from strategies.target import LEVELS
+from judge.target import LEVELS
 
 __all__ = ["main"]
 

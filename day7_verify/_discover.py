@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from strategies.target import DAY7_MODULES
+from judge.target import DAY7_MODULES
 
 __all__ = [
     "COURSE_AGENT",

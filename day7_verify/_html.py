@@ -33,7 +33,7 @@ from day7_verify._report import (
     lessons_by_invariant,
     short_names,
 )
-from strategies.ordering import invariants_at
+from judge.ordering import invariants_at
 
 __all__ = ["MARKS", "html_page"]
 

@@ -52,8 +52,8 @@ from day7_verify._supervise import Finished, run_bounded
 from day7_verify._uids import Uids
 from day7_verify._unicode import give_tables
 from day7_verify._verdict import Limits, at_level, classify, counted
-from strategies import safefs
-from strategies.target import DAY7_MODULES, LEVELS
+from judge import safefs
+from judge.target import DAY7_MODULES, LEVELS
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -118,7 +118,7 @@ class Settings:
     max_output: int = DEFAULT_MAX_OUTPUT
     load_timeout: float = LOAD_TIMEOUT
     isolation: str = "process"
-    #: Processes one learner's suite is split across (strategies/parts.py).
+    #: Processes one learner's suite is split across (judge/parts.py).
     parts: int = 1
     #: Bytes a learner may write in its scratch, on a tmpfs of its own
     #: (day7_verify._space); None where that cannot be done.
@@ -293,7 +293,7 @@ def _judge(
             # The worlds' folder stays the judge's, passable by this worker's
             # group only: the worker owns the trees inside, never the folders
             # holding them, so it cannot swap a tree for a link
-            # (strategies.remote.give_to_worker).
+            # (judge.remote.give_to_worker).
             if os.geteuid() == 0:
                 os.chown(worlds, 0, uid, follow_symlinks=False)
                 os.chmod(worlds, 0o710)
@@ -308,7 +308,7 @@ def _judge(
             scratch=scratch,
             worlds=worlds,
             writable=[cwd, tmp, home],
-            readonly=[folder, scratch / "bundle" / "strategies"],
+            readonly=[folder, scratch / "bundle" / "worker"],
             cpu_seconds=cpu_seconds,
             memory=settings.memory,
             cwd=cwd,
@@ -575,7 +575,7 @@ def _environment(tmp: Path, home: Path) -> dict[str, str]:
         "TMPDIR": str(tmp),
         "TMP": str(tmp),
         "TEMP": str(tmp),
-        # Where the suite builds its worlds (strategies/build.py): inside this
+        # Where the suite builds its worlds (judge/build.py): inside this
         # learner's scratch too, so a child killed mid-test leaves none behind.
         "DAY7_SCRATCH": str(tmp),
         "LANG": "C.UTF-8",

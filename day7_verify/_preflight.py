@@ -3,7 +3,7 @@ the isolation the reports will name.
 
 A learner's worker is started by its judge from the bundle, as the learner's
 leased uid, through `worker_settings` (day7_verify._sandbox) and the preexec
-of strategies.remote. When that uid cannot run the interpreter (a venv under
+of judge.remote. When that uid cannot run the interpreter (a venv under
 ``/root``, mode 0700) or reach the bundle (``--scratch`` in a private
 folder), every learner would read as `error`, the reference solution too:
 that is the judge's failure, so it is said once, before any learner, with
@@ -30,7 +30,7 @@ from day7_verify._sandbox import (
     got,
     worker_settings,
 )
-from strategies.remote import _preexec as worker_preexec
+from judge.remote import _preexec as worker_preexec
 
 __all__ = ["JudgeCannotRun", "check_worker"]
 
@@ -47,9 +47,9 @@ def check_worker(isolation: str, workroot: Path, uid: int, memory: int) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="preflight-", dir=workroot))
     try:
         # The same layout and modes as a learner's scratch (day7_verify._judge).
-        strategies = scratch / "bundle" / "strategies"
-        strategies.mkdir(parents=True)
-        probe = strategies / "probe.py"
+        worker = scratch / "bundle" / "worker"
+        worker.mkdir(parents=True)
+        probe = worker / "probe.py"
         probe.write_text(MEASURE, encoding="utf-8")
         cwd, tmp, home, worlds = (
             scratch / name for name in ("cwd", "tmp", "home", "worlds")
@@ -64,7 +64,7 @@ def check_worker(isolation: str, workroot: Path, uid: int, memory: int) -> None:
             scratch=scratch,
             worlds=worlds,
             writable=[cwd, tmp, home],
-            readonly=[strategies],
+            readonly=[worker],
             cpu_seconds=30,
             memory=memory,
             cwd=cwd,

@@ -169,7 +169,7 @@ def worker_settings(
     env: dict[str, str],
     uid: int = NOBODY,
 ) -> dict[str, object]:
-    """How the judge starts its worker (strategies.remote reads it from
+    """How the judge starts its worker (judge.remote reads it from
     DAY7_WORKER): the sandbox's argv to put before the interpreter, the uid to
     drop to (`uid`, run as root), and the limits. `worlds` is where the judge
     builds the trees the worker reads and writes (devices it placed there stay

@@ -8,7 +8,7 @@ credit is
 
     weight x (it holds) x (share of its protected groups the evaluator makes)
 
-where the groups made are measured by the suite's probe (strategies/probe.py)
+where the groups made are measured by the suite's probe (judge/probe.py)
 and an invariant that protects no group (the case's validation, the report's
 verdict and rendering, judged on reports built directly) needs none. The
 score is the credits over the weights, in percent. Pure functions over
@@ -38,7 +38,7 @@ __all__ = [
     "scored",
 ]
 
-#: The check groups, in the contract's order (as strategies/probe.py names them).
+#: The check groups, in the contract's order (as judge/probe.py names them).
 GROUPS: tuple[str, ...] = ("final", "files", "results", "receipts")
 ALL_GROUPS: frozenset[str] = frozenset(GROUPS)
 

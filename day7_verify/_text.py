@@ -55,7 +55,7 @@ MARKS: dict[str, str] = {
 CHANGE_MARKS: dict[str, str] = {"newly failing": "X", "fixed": "+"}
 
 _SUBSTRATE = "substrate"
-# How strategies/build.py words a world the target's Day 1-6 names could not
+# How judge/build.py words a world the target's Day 1-6 names could not
 # build, for suites whose lessons do not carry their topic yet.
 _BUILD_FAILED = "could not build the world through the target"
 _INDENT = "   "
@@ -127,18 +127,18 @@ def _for_the_command(note: str, path: str) -> str:
 def runnable(snippet: str, python: str | None = None) -> str:
     """`snippet` as a shell command that runs it, pasted anywhere.
 
-    The snippet imports `strategies`, which only day7-verify's own Python
-    has (or, run from a checkout, only its directory): so the command names
-    both that Python and, in PYTHONPATH, where `strategies` is, rather than
+    The snippet imports `judge` (and `strategies`), which only day7-verify's
+    own Python has (or, run from a checkout, only its directory): so the
+    command names both that Python and, in PYTHONPATH, where they are, rather than
     leaving the learner a ModuleNotFoundError. The snippet names the folder
     by its absolute path, so no `cd` is needed. Every word is quoted for the
     shell, and the here-document ends at a word no line of the snippet is.
     """
     python = python or sys.executable
-    strategies = importlib.util.find_spec("strategies")
+    judge = importlib.util.find_spec("judge")
     where = (
-        os.path.dirname(os.path.dirname(strategies.origin))
-        if strategies is not None and strategies.origin
+        os.path.dirname(os.path.dirname(judge.origin))
+        if judge is not None and judge.origin
         else os.getcwd()
     )
     end = heredoc_end(snippet)

@@ -27,7 +27,7 @@ from day7_verify._evidence import Progress
 from day7_verify._report import LearnerVerdict, lesson
 from day7_verify._score import GROUPS, made_groups
 from day7_verify._supervise import Finished
-from strategies.ordering import invariants_at, rank
+from judge.ordering import invariants_at, rank
 
 __all__ = ["OUTSIDE_WRITES", "Limits", "at_level", "classify", "counted", "output_tail"]
 
@@ -339,7 +339,7 @@ def _where(progress: Progress, running: Mapping[str, str] | None) -> str:
     if progress.phase in ("suite", ""):
         return " while the suite was starting"
     if progress.phase == "finishing":
-        # Every test ended; the score's probe (strategies/probe.py) still
+        # Every test ended; the score's probe (judge/probe.py) still
         # calls evaluate_run on its written worlds.
         return " after its last test, while the score's probe called evaluate_run"
     return " between tests"

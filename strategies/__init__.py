@@ -16,10 +16,12 @@ Where things live (docs/design.md has the whole map):
   `PASSING_WORLD` (worlds.py); real runs: `Plan` and its steps
   (plan_steps.py), `played_worlds`, `WRITTEN_WORLDS` (plans.py);
   `perturbations` (perturb.py);
-- making and judging: `materialise` (build.py), `evaluate`, `judging`,
-  `assert_truth` (verdicts.py), `judge_hostile`, `judge_access` (hardened.py);
-- lessons and the target: `call_target`, `fail` (lessons.py), `load_target`
-  (target.py).
+- the cases of task 1: `valid_specs`, `invalid_specs`, `wrong_type_specs`
+  (cases.py).
+
+Nothing here starts a process, touches a target's object or keeps a
+deadline: making a world real and judging a target's report is the judge's
+(`judge/`), and the target's code runs in the worker (`worker/`).
 """
 
 from __future__ import annotations
@@ -45,19 +47,8 @@ _HOMES = {
     "strategies.plans": "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD"
     " played_world played_worlds replay stopped with_written_worlds wrong_facts",
     "strategies.perturb": "Perturbation perturbations perturbed_worlds",
-    "strategies.build": "build_in make_case materialise rewrite_in_root scratch_parent",
-    "strategies.verdicts": "assert_truth check_maker evaluate judged judging"
-    " rows_without_tree shown_names shown_row verdict_cause",
-    "strategies.hardened": "judge_access judge_hostile",
-    "strategies.snapshot": "object_state spy_on tree_changes tree_snapshot",
-    "strategies.watch": "Figures call_with_deadline reported_figures"
-    " short_unless_thorough",
     "strategies.cases": "Spec ValidSpec example_invalid_specs example_valid_specs"
     " invalid_specs normalisable_paths valid_specs wrong_type_specs",
-    "strategies.lessons": "CallAborted InvariantFailure call_target expect_error"
-    " fail report_view timed_out",
-    "strategies.target": "REQUIRED_NAMES Target load_target",
-    "strategies.remote": "remote_replace",
     "strategies.profiles": "real_runs",
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}

@@ -7,7 +7,7 @@ result), or only somewhere a correct evaluator must not look (another tool's
 result, the model's response, the arguments, an invalid reply, a result that
 is None, or, at the hardened level, values that are not events at all).
 
-Events are neutral `EventSpec`s until `strategies.build` makes them the
+Events are neutral `EventSpec`s until `judge.build` makes them the
 target's own `AgentEvent`s. The kinds `observed` and `unobserved` put no
 events in: they belong to real runs, whose events come from the target's own
 loop (`strategies.plans`).

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from strategies.compact import Compact
 from strategies.files import FILE_KINDS, FileFact, file_layout, spelled
 from strategies.finals import FINAL_KINDS, FinalFact, final_said, final_text
-from strategies.fixes import placed
 from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind
 from strategies.logs import HARDENED_GET_ERRORS, LOG_KINDS, LogFact
 from strategies.plan_steps import Plan, describe_plan
@@ -255,7 +254,7 @@ class ExpectedCheck:
     `kind` is "<group>:<fact kind>" (e.g. "file:newline_added"; kinds with the
     same verdict and hint are one, `Kinds.alike`): the cause of a wrong
     verdict, the same in every invariant that meets it, so the reports tell
-    it once (strategies/lessons.py, day7_verify/_causes.py).
+    it once (judge/lessons.py, day7_verify/_causes.py).
     """
 
     name: str
@@ -268,7 +267,7 @@ class ExpectedCheck:
     course_words: str | None = None
     kind: str = ""
 
-    def _binding(self, level: str) -> str | None:
+    def binding(self, level: str) -> str | None:
         """The prefix (or exact detail) that binds at `level`."""
         if level == "course" and self.course_words is not None:
             return self.course_words
@@ -285,26 +284,9 @@ class ExpectedCheck:
             level == "course" and not passed and not self.course_binding
         ):
             return True
-        binding = self._binding(level)
+        binding = self.binding(level)
         assert binding is not None
         return detail.startswith(binding) if self.prefix else detail == binding
-
-    def hint_for(self, passed: object, level: str = "hardened", maker: str = "") -> str:
-        """The lesson's hint for an observed check this one does not accept.
-
-        The right verdict with the wrong words is a wording mistake: the
-        usual mistake behind a wrong verdict (reload through a fresh store,
-        catch the exception) would tell the learner to do what they did.
-        Either way it ends naming `maker` in evaluation.py, the learner's
-        function that built the check (`remote.report_makers`), or else
-        evaluate_run, the one function that makes every check.
-        """
-        where = (maker, "evaluation.py") if maker else ("evaluate_run",)
-        binding = self._binding(level)
-        if passed is self.passed and self.prefix and binding is not None:
-            words = f"the detail must start with the words {binding.rstrip()!r}"
-            return placed(words, *where)
-        return placed(self.hint, *where)
 
     def same(self, first: tuple, second: tuple, level: str = "hardened") -> bool:
         """Whether two observed (name, passed, detail) rows of this check say
@@ -327,7 +309,7 @@ class ExpectedCheck:
         loose = level == "course" and not self.passed and not self.course_binding
         if self.detail is None or loose:
             return f"{self.name}: {verdict} (any detail)"
-        binding = self._binding(level)
+        binding = self.binding(level)
         detail = f"{binding}..." if self.prefix else binding
         return f"{self.name}: {verdict} ({detail})"
 

@@ -1,25 +1,25 @@
 """The suite's pytest wiring: which target is judged, and the verdict told as lessons.
 
 - `--impl MODULE` / `--impl-path DIR` / `--level course|hardened` choose the
-  target (strategies/target.py); a bad choice is one line and exit status 4.
+  target (judge/target.py); a bad choice is one line and exit status 4.
 - The session fixture `target` is the only way tests reach the implementation.
 - `@pytest.mark.invariant("name")` groups tests into invariants;
   `@pytest.mark.hardened` tests run only at the hardened level; tests under
   tests/bundled/ run only when the target is the bundled evaluator.
 - The Hypothesis profile is `dev`, or `ci` under CI, unless
   `--hypothesis-profile` names one (strategies/profiles.py).
-- Every call into the target is bounded (`--call-timeout`, strategies.bounds
-  through strategies.lessons.call_target); `--test-timeout` bounds each whole
+- Every call into the target is bounded (`--call-timeout`, judge.bounds
+  through judge.lessons.call_target); `--test-timeout` bounds each whole
   test as a backstop for the target's code that runs outside those calls
   (properties, repr, ==). A hang fails its test with a lesson and the run
   goes on. A KeyboardInterrupt raised by the target's code fails its test;
-  the person's own Ctrl-C stops the run (strategies.interrupts).
-- Tests run in the order of strategies.ordering: the most basic invariants
+  the person's own Ctrl-C stops the run (judge.interrupts).
+- Tests run in the order of judge.ordering: the most basic invariants
   first (stable within an invariant).
 - At the end, a summary in the evaluator's own voice: one line per invariant,
   then, for each broken one, its minimal counterexample as a lesson;
   `--verification-json PATH` writes the same as JSON, with the score's
-  probe (which check groups the target makes, strategies/probe.py; run
+  probe (which check groups the target makes, judge/probe.py; run
   after the last test). The verdict is PASS only when every selected test
   ran to its end and nothing stopped the run; otherwise INCOMPLETE,
   whatever held so far.
@@ -43,8 +43,8 @@ from hypothesis import core as hypothesis_core
 from hypothesis import settings
 from hypothesis.errors import InvalidArgument
 
-from strategies import interrupts
-from strategies.bounds import (
+from judge import interrupts
+from judge.bounds import (
     CALL_SECONDS,
     CallLimits,
     Deadline,
@@ -52,18 +52,18 @@ from strategies.bounds import (
     frames_of,
     use_call_limits,
 )
-from strategies.lessons import (
+from judge.lessons import (
     CallAborted,
     InvariantFailure,
     at_frame,
     raised_where,
     timed_out,
 )
-from strategies.ordering import rank
-from strategies.parts import assign, parse_part
-from strategies.probe import fresh_seed, probe_seed, probe_target
+from judge.ordering import rank
+from judge.parts import assign, parse_part
+from judge.probe import fresh_seed, probe_seed, probe_target
+from judge.target import LEVELS, Target, TargetError, load_target
 from strategies.profiles import PROFILES, choose_profile, register_profiles
-from strategies.target import LEVELS, Target, TargetError, load_target
 
 # The command's own end-to-end tests run it in children: one seed for all of
 # them (the command draws a fresh one per run otherwise), so CI meets the
@@ -134,7 +134,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="I/N",
         type=_part,
         default=(1, 1),
-        help="run only the I-th of N parts of the invariants (strategies/parts.py);"
+        help="run only the I-th of N parts of the invariants (judge/parts.py);"
         " day7-verify runs the N parts at once, one per core (default 1/1)",
     )
     group.addoption(
@@ -554,7 +554,7 @@ class Outcomes:
     # Interrupted (Ctrl-C, pytest.exit, an internal error): never complete,
     # even if the last test had just ended.
     interrupted: bool = False
-    # Which check groups the target makes (strategies/probe.py), measured at
+    # Which check groups the target makes (judge/probe.py), measured at
     # the end of a run whose summary is written; None: not measured.
     probe: dict[str, Any] | None = None
     # The run's seed (--hypothesis-seed, as a number); None: not seeded.

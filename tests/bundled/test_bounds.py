@@ -1,4 +1,4 @@
-"""Deadlines (strategies.bounds) and Ctrl-C (strategies.interrupts), on their own.
+"""Deadlines (judge.bounds) and Ctrl-C (judge.interrupts), on their own.
 
 Code under a deadline that loops for ever is stopped near its time, however
 it swallows the interruption; deadlines nest, keeping the earliest; whatever
@@ -20,8 +20,8 @@ from types import FrameType
 
 import pytest
 
-from strategies import bounds
-from strategies.bounds import (
+from judge import bounds
+from judge.bounds import (
     ESCALATE_SECONDS,
     CallLimits,
     Deadline,

@@ -1,7 +1,7 @@
 """A lesson per cause, and a learner's bounded share: the pure functions.
 
-The suite gives every lesson a cause where it is made (strategies/lessons.py,
-strategies/verdicts.py); the command groups them, one lesson per cause
+The suite gives every lesson a cause where it is made (judge/lessons.py,
+judge/verdicts.py); the command groups them, one lesson per cause
 naming every invariant it breaks, and bounds what one learner puts into
 every report (day7_verify/_causes.py). Nothing here starts a child.
 """
@@ -31,9 +31,9 @@ from day7_verify._report import (
 from day7_verify._supervise import Finished
 from day7_verify._text import learner_lines
 from day7_verify._verdict import Limits, classify
-from strategies.lessons import hang_cause, raised_cause, shape_cause
-from strategies.ordering import rank
-from strategies.verdicts import verdict_cause
+from judge.lessons import hang_cause, raised_cause, shape_cause
+from judge.ordering import rank
+from judge.verdicts import verdict_cause
 from strategies.world import ExpectedCheck
 
 

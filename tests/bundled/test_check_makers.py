@@ -1,7 +1,7 @@
 """A wrong verdict's hint names the learner's function that built the check.
 
 The worker notes which module-level function of evaluation.py first
-returned each check evaluate_run's report holds (strategies/worker.py,
+returned each check evaluate_run's report holds (worker/serve.py,
 `Makers`); a wrong verdict of that check ends its hint "change <that
 function> in evaluation.py", else "change evaluate_run in evaluation.py".
 The cause key is the check's group either way: one mistake, one lesson.
@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from _command_learners import learner_folder
 
-from strategies import EXAMPLE_WORLDS, judging, load_target, materialise, truth
-from strategies.lessons import InvariantFailure
-from strategies.remote import Remote, report_makers
-from strategies.target import Target
-from strategies.verdicts import assert_truth, evaluate
-from strategies.worker import Makers
+from judge import judging, load_target, materialise
+from judge.lessons import InvariantFailure
+from judge.remote import Remote, report_makers
+from judge.target import Target
+from judge.verdicts import assert_truth, evaluate
+from strategies import EXAMPLE_WORLDS, truth
+from worker.serve import Makers
 
 # The bundled _result_check, and a learner's that reads only the last result
 # of the tool (a result that came earlier is missed).

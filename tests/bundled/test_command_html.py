@@ -28,7 +28,7 @@ from day7_verify._baseline import compare
 from day7_verify._html import html_page
 from day7_verify._report import ClassReport, LearnerVerdict, lesson
 from day7_verify._verdict import OUTSIDE_WRITES, at_level
-from strategies.ordering import HARDENED_ONLY, invariants_at
+from judge.ordering import HARDENED_ONLY, invariants_at
 
 _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 BROWSER = next((found for name in _BROWSERS if (found := shutil.which(name))), None)

@@ -33,7 +33,7 @@ from _command_learners import ROOT, learner_folder
 from _command_schema import report_problems
 
 from day7_verify._bundle import manifest
-from strategies.ordering import HARDENED_ONLY, INVARIANT_ORDER
+from judge.ordering import HARDENED_ONLY, INVARIANT_ORDER
 
 pytestmark = pytest.mark.children
 

@@ -47,7 +47,7 @@ from day7_verify._verdict import (
     counted,
     output_tail,
 )
-from strategies.ordering import HARDENED_ONLY, INVARIANT_ORDER
+from judge.ordering import HARDENED_ONLY, INVARIANT_ORDER
 
 SETTINGS = {"level": "course", "profile": "ci", "timeout": 60.0, "memory_mib": 2048}
 LIMITS = Limits(timeout=60.0, memory=2 << 30)
@@ -616,8 +616,9 @@ def test_a_reproduction_runs_as_printed_from_another_directory(
 ):
     """The printed lines run the snippet with the command's own interpreter,
     from wherever they are pasted: no ModuleNotFoundError for strategies."""
-    from strategies import World, load_target
-    from strategies.verdicts import reproduction
+    from judge import load_target
+    from judge.verdicts import reproduction
+    from strategies import World
 
     snippet = reproduction(World(), load_target())
     learner = replace(

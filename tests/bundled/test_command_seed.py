@@ -41,7 +41,7 @@ import dataclasses as _dataclasses
 import stat as _stat
 
 _TREE = _re.compile(r"[^\s'\"]*/day7-(?:assets-)?[a-z0-9_]{8}")
-# The workspace root is padded to a fixed length (strategies/build.py): its
+# The workspace root is padded to a fixed length (judge/build.py): its
 # dashes depend on where the tree is.
 _PADDED = _re.compile(r"/ws-+")
 

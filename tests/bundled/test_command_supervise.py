@@ -111,12 +111,13 @@ def test_output_buffer_keeps_head_and_tail():
 
 
 def test_the_bundle_holds_the_suite_and_what_it_imports_and_nothing_of_site(tmp_path):
-    """A private copy: the child, the suite, the strategies, pytest, Hypothesis."""
+    """A private copy: the child, the suite, its three packages, pytest, Hypothesis."""
     files = manifest()
     inside = {relative for _, relative in files.files}
-    suite, strategies = suite_folders()
+    suite, _packages = suite_folders()
     assert CHILD_SCRIPT in inside
-    assert "suite/conftest.py" in inside and "strategies/target.py" in inside
+    assert "suite/conftest.py" in inside and "judge/target.py" in inside
+    assert "worker/__main__.py" in inside and "strategies/draw.py" in inside
     assert {
         f"suite/invariants/{p.name}" for p in (suite / "invariants").glob("*.py")
     } <= inside

@@ -105,7 +105,7 @@ def _attack():
                 continue
             for arg in argv:
                 at = arg.find("/learner-")
-                if at < 0 or not arg.endswith("strategies/worker.py"):
+                if at < 0 or not arg.endswith("/bundle/worker"):
                     continue
                 scratch = arg[: arg.index("/", at + 1)]
                 # A classmate: judged by this command (its work directory),

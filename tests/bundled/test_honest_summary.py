@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from strategies.ordering import INVARIANT_ORDER
+from judge.ordering import INVARIANT_ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFTEST = ROOT / "tests" / "conftest.py"
@@ -68,7 +68,7 @@ def statuses(summary: dict[str, Any]) -> dict[str, str]:
 ESCAPES = """
     import pytest
     from hypothesis import given, strategies as st
-    from strategies.lessons import call_target
+    from judge.lessons import call_target
 
     EVALUATE = "evaluate_run(run, workspace, receipts, case)"
 
@@ -323,7 +323,7 @@ def test_invariants_are_run_and_listed_most_basic_first(
 NOTES = """
     import pytest
     from hypothesis import example, given, note, strategies as st
-    from strategies.lessons import fail
+    from judge.lessons import fail
 
     @pytest.mark.invariant("truth")
     @given(st.integers(0, 100))
@@ -389,7 +389,7 @@ def test_a_lesson_shows_how_to_reproduce_it_and_its_topic(
         session,
         """
         import pytest
-        from strategies.lessons import fail
+        from judge.lessons import fail
 
         @pytest.mark.invariant("surface")
         def test_shape(target):

@@ -4,7 +4,7 @@ Every invariant name a test under tests/invariants carries
 (`@pytest.mark.invariant("name")`) has a `## name` section in
 docs/invariants.md, and every section has a test; a section is headed
 "(hardened)" exactly when every test of its invariant is; and the sections
-come in the order the summary lists the invariants (strategies.ordering).
+come in the order the summary lists the invariants (judge.ordering).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from strategies.ordering import HARDENED_ONLY, INVARIANT_ORDER
+from judge.ordering import HARDENED_ONLY, INVARIANT_ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
 INVARIANTS = ROOT / "tests" / "invariants"
@@ -84,11 +84,11 @@ def problems(
     in_docs = [name for name, _ in sections if name in set(listed)]
     if in_docs != listed:
         found.append(
-            "sections are not in the summary's order (strategies.ordering):"
+            "sections are not in the summary's order (judge.ordering):"
             f" {in_docs} instead of {listed}"
         )
     for name in sorted(set(tests) - set(order)):
-        found.append(f"invariant {name!r} is not in strategies.ordering")
+        found.append(f"invariant {name!r} is not in judge.ordering")
     return found
 
 
@@ -140,14 +140,14 @@ def test_c(x): ...
         "invariant 'beta' has tests but no '## beta' section",
         "section '## delta' names no invariant any test carries",
         "section '## alpha' should not be headed '(hardened)'",
-        "sections are not in the summary's order (strategies.ordering):"
+        "sections are not in the summary's order (judge.ordering):"
         " ['gamma', 'alpha'] instead of ['alpha', 'gamma']",
     ]
     assert problems(tests, documented(docs), ("alpha", "gamma")) == [
         "invariant 'beta' has tests but no '## beta' section",
         "section '## delta' names no invariant any test carries",
         "section '## alpha' should not be headed '(hardened)'",
-        "sections are not in the summary's order (strategies.ordering):"
+        "sections are not in the summary's order (judge.ordering):"
         " ['gamma', 'alpha'] instead of ['alpha', 'gamma']",
-        "invariant 'beta' is not in strategies.ordering",
+        "invariant 'beta' is not in judge.ordering",
     ]

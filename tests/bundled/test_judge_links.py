@@ -1,7 +1,7 @@
 """The judge never follows what learner code left in the worlds' trees.
 
-Each test drives the judge's own code (strategies.build, strategies.snapshot,
-strategies.remote) with the bundled evaluator whose ReceiptStore.put, the
+Each test drives the judge's own code (judge.build, judge.snapshot,
+judge.remote) with the bundled evaluator whose ReceiptStore.put, the
 learner's code, plants a link to a file or folder outside the tree in the
 place the judge touches next, as a racing worker would. Every time, the file
 outside keeps its bytes, modification time and owner, nothing is created
@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 
-from strategies import remote, safefs
-from strategies.build import materialise, scratch_parent
+from judge import remote, safefs
+from judge.build import materialise, scratch_parent
+from judge.lessons import InvariantFailure
+from judge.snapshot import tree_snapshot
+from judge.target import load_target
 from strategies.draw import EXAMPLE_WORLDS
-from strategies.lessons import InvariantFailure
-from strategies.snapshot import tree_snapshot
-from strategies.target import load_target
 from strategies.vocabulary import LOG_NAME
 
 #: The puts of the receipt worlds' own stores (two receipts each): the
@@ -378,7 +378,8 @@ def test_a_root_file_rewritten_after_a_run_is_never_written_through_a_link() -> 
     (rewrite_in_root): a file swapped for a link to outside is replaced, the
     link itself; a folder on the way swapped for one fails the world as a
     lesson; nothing outside changes either way."""
-    from strategies import PASSING_WORLD, rewrite_in_root
+    from judge import rewrite_in_root
+    from strategies import PASSING_WORLD
 
     with outside() as out:
         for swap in ("file", "folder"):
@@ -698,7 +699,7 @@ def test_unblocking_a_fifo_never_follows_a_folder_swapped_for_a_link() -> None:
     """watch._unblock opens a world's FIFO through its folders' descriptors: a
     folder above it swapped for a link to a folder outside holding a FIFO (a
     device, a reader waiting on it) never gets that FIFO opened."""
-    from strategies import watch
+    from judge import watch
 
     with (
         tempfile.TemporaryDirectory(dir=scratch_parent()) as tree,

@@ -214,8 +214,9 @@ def test_a_printed_reproduction_runs_no_injected_code_from_anywhere(
     """A snippet for a folder named with quotes, `$(...)`, backticks or a
     newline and EOF, pasted into sh elsewhere, runs the learner's evaluator
     on the world and nothing the name says."""
-    from strategies import World, load_target
-    from strategies.verdicts import reproduction
+    from judge import load_target
+    from judge.verdicts import reproduction
+    from strategies import World
 
     folder = learner_folder(tmp_path, name)
     copy = tmp_path / "scratch" / "agent"

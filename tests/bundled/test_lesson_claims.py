@@ -26,12 +26,11 @@ from typing import Any
 import pytest
 
 from evaluator import EvaluationCheck, EvaluationReport
-from strategies.bounds import CallLimits, use_call_limits
-from strategies.build import _substrate_lesson, materialise
-from strategies.draw import EXAMPLE_WORLDS, PASSING_WORLD
-from strategies.fixes import HOME, change_for, changing
-from strategies.hardened import judge_access, judge_hostile
-from strategies.lessons import (
+from judge.bounds import CallLimits, use_call_limits
+from judge.build import _substrate_lesson, materialise
+from judge.fixes import HOME, change_for, changing
+from judge.hardened import judge_access, judge_hostile
+from judge.lessons import (
     MAX_WORLD_CHARS,
     MAX_WORLD_LINES,
     CallAborted,
@@ -43,9 +42,10 @@ from strategies.lessons import (
     report_view,
     shown_world,
 )
-from strategies.remote import WorkerDied
-from strategies.target import MissingNameError, load_target
-from strategies.verdicts import assert_truth, judging, shown_row
+from judge.remote import WorkerDied
+from judge.target import MissingNameError, load_target
+from judge.verdicts import assert_truth, judging, shown_row
+from strategies.draw import EXAMPLE_WORLDS, PASSING_WORLD
 from strategies.vocabulary import EVALUATE
 from strategies.world import World, describe, truth
 
@@ -104,7 +104,7 @@ def true_rows(world: World) -> list[tuple[str, bool, str]]:
     return rows
 
 
-# --- calls into the target (strategies/lessons.py) -------------------------------
+# --- calls into the target (judge/lessons.py) -------------------------------
 
 
 @pytest.mark.parametrize(
@@ -332,7 +332,7 @@ def test_an_escaping_interrupt_names_the_frame_that_raised_it(
     assert hint == "report a problem; change _receipt_check in evaluation.py"
 
 
-# --- wrong verdicts (strategies/verdicts.py) --------------------------------------
+# --- wrong verdicts (judge/verdicts.py) --------------------------------------
 
 
 def test_a_wrong_verdict_states_the_true_and_the_observed_check() -> None:
@@ -385,7 +385,7 @@ def test_checks_in_the_wrong_order_are_listed_as_they_came() -> None:
     assert place_of(lesson) == ("evaluate_run", "evaluation.py")
 
 
-# --- hardened judgements (strategies/hardened.py) ----------------------------------
+# --- hardened judgements (judge/hardened.py) ----------------------------------
 
 
 def _with(target: Any, **names: object) -> Any:
@@ -444,7 +444,7 @@ def test_an_access_outside_the_root_is_named(tmp_path: Path) -> None:
     assert place_of(raised.value) == ("evaluate_run", "evaluation.py")
 
 
-# --- building a world through the target (strategies/build.py) ------------------
+# --- building a world through the target (judge/build.py) ------------------
 
 
 def test_a_broken_day_1_6_name_is_blamed_where_it_lives() -> None:
@@ -605,10 +605,10 @@ def test_a_small_world_is_shown_whole() -> None:
 
 
 def test_every_day7_name_has_one_home_and_no_other_name_has_one() -> None:
-    """The places lessons name (strategies.fixes.HOME) cover exactly the Day 7
-    surface the worker loads (strategies.worker.REQUIRED_NAMES): a name added
+    """The places lessons name (judge.fixes.HOME) cover exactly the Day 7
+    surface the worker loads (worker.serve.REQUIRED_NAMES): a name added
     to one list and not the other would be a lesson with no place, or a
     place for a name the suite never asks for."""
-    from strategies.worker import REQUIRED_NAMES
+    from worker.serve import REQUIRED_NAMES
 
     assert set(HOME) == set(REQUIRED_NAMES)

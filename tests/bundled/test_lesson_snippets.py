@@ -29,21 +29,19 @@ from hypothesis import strategies as st
 from day7_verify._causes import FIELD_BOUNDS, bounded
 from day7_verify._report import lesson
 from day7_verify._text import runnable
+from judge import fail, load_target, timed_out
+from judge.lessons import WHERE_THE_REST_IS, CallAborted, InvariantFailure
+from judge.verdicts import judging, reproduction
 from strategies import (
     EXAMPLE_WORLDS,
     World,
     example_invalid_specs,
     example_valid_specs,
-    fail,
     invalid_specs,
-    load_target,
-    timed_out,
     valid_specs,
     world_events,
     wrong_type_specs,
 )
-from strategies.lessons import WHERE_THE_REST_IS, CallAborted, InvariantFailure
-from strategies.verdicts import judging, reproduction
 from strategies.vocabulary import EVALUATE
 from strategies.world import describe
 

@@ -1,4 +1,4 @@
-"""Lessons (strategies.lessons): whatever a call into the target does, a sentence.
+"""Lessons (judge.lessons): whatever a call into the target does, a sentence.
 
 A call that loops for ever, exits the interpreter, raises KeyboardInterrupt or
 GeneratorExit, or runs out of memory becomes a lesson about that call, with a
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from strategies import interrupts
-from strategies.bounds import CallLimits, use_call_limits
-from strategies.lessons import (
+from judge import interrupts
+from judge.bounds import CallLimits, use_call_limits
+from judge.lessons import (
     TOPICS,
     CallAborted,
     InvariantFailure,
@@ -26,7 +26,7 @@ from strategies.lessons import (
     fail,
     timed_out,
 )
-from strategies.target import MissingNameError
+from judge.target import MissingNameError
 
 EVALUATE = "evaluate_run(run, workspace, receipts, case)"
 
@@ -377,7 +377,8 @@ def test_a_receipt_store_that_writes_nothing_names_put_and_receipts_py() -> None
     from dataclasses import replace
 
     import evaluator
-    from strategies import LogFact, ReceiptFact, World, load_target, materialise
+    from judge import load_target, materialise
+    from strategies import LogFact, ReceiptFact, World
 
     class ForgetfulStore(evaluator.ReceiptStore):  # type: ignore[misc]
         def put(self, receipt: object) -> None:

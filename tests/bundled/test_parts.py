@@ -1,6 +1,6 @@
 """One learner's suite split across cores: the split, the join, what the command reads.
 
-`day7-verify` runs a learner's invariants as parts at once (strategies/parts.py);
+`day7-verify` runs a learner's invariants as parts at once (judge/parts.py);
 the verdict must be the one a single session would give: every invariant in
 exactly one part, the summaries joined without losing a failure, and a part
 that never said how it ended making the run incomplete, never a pass.
@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from day7_verify import _child, _pool
 from day7_verify._evidence import read_progress
-from strategies.ordering import INVARIANT_ORDER, rank
-from strategies.parts import COSTS, assign, join_summaries, parse_part
+from judge.ordering import INVARIANT_ORDER, rank
+from judge.parts import COSTS, assign, join_summaries, parse_part
 
 ROOT = Path(__file__).resolve().parents[2]
 

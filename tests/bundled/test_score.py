@@ -33,10 +33,10 @@ from day7_verify._score import (
 )
 from day7_verify._text import class_lines, learner_lines, verdict_line
 from day7_verify._verdict import OUTSIDE_WRITES, at_level
-from strategies.ordering import INVARIANT_ORDER, invariants_at
-from strategies.probe import GROUPS as PROBE_GROUPS
-from strategies.probe import SHAPES, group_of, probe_target, probes
-from strategies.target import load_target
+from judge.ordering import INVARIANT_ORDER, invariants_at
+from judge.probe import GROUPS as PROBE_GROUPS
+from judge.probe import SHAPES, group_of, probe_target, probes
+from judge.target import load_target
 from strategies.world import truth
 
 SETTINGS = {

@@ -17,21 +17,15 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from strategies.lessons import (
-    InvariantFailure,
-    call_target,
-    expect_error,
-    fail,
-    report_view,
-)
-from strategies.profiles import CI, DEV, THOROUGH, choose_profile
-from strategies.target import (
+from judge.lessons import InvariantFailure, call_target, expect_error, fail, report_view
+from judge.target import (
     DAY7_MODULES,
     REQUIRED_NAMES,
     MissingNameError,
     TargetError,
     load_target,
 )
+from strategies.profiles import CI, DEV, THOROUGH, choose_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFTEST = ROOT / "tests" / "conftest.py"
@@ -437,7 +431,7 @@ def test_the_profile_is_explicit_then_ci_then_dev() -> None:
 INVARIANT_TESTS = """
     import pytest
     from hypothesis import given, note, strategies as st
-    from strategies.lessons import fail
+    from judge.lessons import fail
 
     @pytest.mark.invariant("holds")
     def test_holds(target):
@@ -615,7 +609,7 @@ def test_several_bugs_give_several_lessons(
             """
             import pytest
             from hypothesis import given, strategies as st
-            from strategies.lessons import fail
+            from judge.lessons import fail
 
             @pytest.mark.invariant("two-bugs")
             @given(st.integers())

@@ -44,7 +44,7 @@ CHEATS = {
     ),
     # The suite's comparison with the truth accepts anything.
     "patch-verdicts": (
-        "import strategies.verdicts as _v\n"
+        "import judge.verdicts as _v\n"
         "_v.assert_truth = lambda report, expected, **k: ()\n"
     ),
     # Hypothesis draws nothing, so no property has a world to fail on.

@@ -2,7 +2,7 @@
 
 The bundled evaluator is trusted and judged in-process (coverage and
 mutation testing need that); every other target is judged through a worker
-process (strategies/worker.py). Judging the bundled evaluator's own folder
+process (worker/serve.py). Judging the bundled evaluator's own folder
 through a worker must give, world by world, the rows the in-process route
 gives: otherwise the protocol, not the learner, would be judged.
 """
@@ -13,8 +13,9 @@ import pytest
 from _command_learners import EVALUATOR
 from hypothesis import given, settings
 
-from strategies import EXAMPLE_WORLDS, judged, load_target, worlds
-from strategies.target import Target
+from judge import judged, load_target
+from judge.target import Target
+from strategies import EXAMPLE_WORLDS, worlds
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """What evaluation may touch (hardened): the root, the receipt log, and nothing else.
 
 Python's audit hooks report every `open`, `os.listdir`, `os.scandir`, process
-start and socket of the interpreter. strategies/watch.py installs one hook
+start and socket of the interpreter. judge/watch.py installs one hook
 for the whole session that records only while a test has armed it in the
 thread that runs `evaluate_run`; a descriptor-relative `os.open` (the way a
 careful evaluator walks the tree) is resolved through its directory
@@ -18,16 +18,8 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from strategies import (
-    Figures,
-    World,
-    describe,
-    file_facts,
-    hostile_worlds,
-    judge_access,
-    reported_figures,
-    short_unless_thorough,
-)
+from judge import Figures, judge_access, reported_figures, short_unless_thorough
+from strategies import World, describe, file_facts, hostile_worlds
 
 
 @pytest.fixture(scope="session")

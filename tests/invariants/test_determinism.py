@@ -11,29 +11,31 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from strategies import (
-    PASSING_WORLD,
+from judge import (
     InvariantFailure,
-    World,
     assert_truth,
     build_in,
-    describe,
     evaluate,
-    examples,
     fail,
     judged,
     judging,
-    passing_worlds,
-    perturbed_worlds,
     report_view,
     rows_without_tree,
     safefs,
     scratch_parent,
+)
+from judge.fixes import placed
+from strategies import (
+    PASSING_WORLD,
+    World,
+    describe,
+    examples,
+    passing_worlds,
+    perturbed_worlds,
     truth,
     with_perturbations,
     worlds,
 )
-from strategies.fixes import placed
 
 
 def _rendered(target, world: World) -> tuple[tuple, str]:

@@ -18,34 +18,36 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
+from judge import (
+    assert_truth,
+    call_target,
+    check_maker,
+    evaluate,
+    fail,
+    judging,
+    make_case,
+    materialise,
+    remote_replace,
+    report_view,
+    shown_row,
+    verdict_cause,
+)
+from judge.fixes import hint_for, placed
 from strategies import (
     ALTERNATE_FINAL,
     CHAPTER_WORLD,
     INCOMPLETE_REASONS,
     World,
-    assert_truth,
-    call_target,
     case_spec,
-    check_maker,
     describe,
-    evaluate,
-    fail,
     final_text,
-    judging,
-    make_case,
-    materialise,
     played_worlds,
     real_runs,
-    remote_replace,
-    report_view,
-    shown_row,
     stopped,
     truth,
-    verdict_cause,
     with_written_worlds,
     wrong_facts,
 )
-from strategies.fixes import placed
 
 
 @pytest.mark.invariant("end-to-end")
@@ -112,8 +114,8 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
                         world=f"{context}\nthe fact behind {check.name}: {check.fact}",
                         expected=check.shown(target.level),
                         observed=shown_row(row),
-                        hint=check.hint_for(
-                            row[1], target.level, check_maker(report, index)
+                        hint=hint_for(
+                            check, row[1], target.level, check_maker(report, index)
                         ),
                         # The wrong fact's own verdict: the truth's mistake
                         # for that kind of fact, told once with it.

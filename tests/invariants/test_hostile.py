@@ -16,16 +16,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given, note
 
-from strategies import (
-    TRAP_WORLDS,
-    Figures,
-    World,
-    describe,
-    hostile_worlds,
-    judge_hostile,
-    reported_figures,
-    short_unless_thorough,
-)
+from judge import Figures, judge_hostile, reported_figures, short_unless_thorough
+from strategies import TRAP_WORLDS, World, describe, hostile_worlds
 
 
 @pytest.fixture(scope="session")

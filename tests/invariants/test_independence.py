@@ -5,21 +5,17 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, note
 
+from judge import fail, judged, judging, shown_row, verdict_cause
+from judge.fixes import hint_for, placed
 from strategies import (
     PASSING_WORLD,
     Perturbation,
     describe,
-    fail,
-    judged,
-    judging,
     passing_worlds,
     perturbed_worlds,
-    shown_row,
     truth,
-    verdict_cause,
     with_perturbations,
 )
-from strategies.fixes import placed
 
 
 @pytest.mark.invariant("independence")
@@ -68,7 +64,7 @@ def test_one_changed_fact_flips_its_own_check_and_no_other(target, pair) -> None
                         world=context,
                         expected=f"{old[0]} to flip: {now[index].shown(target.level)}",
                         observed=f"before: {shown_row(old)}; after: {shown_row(new)}",
-                        hint=now[index].hint_for(new[1], target.level),
+                        hint=hint_for(now[index], new[1], target.level),
                         cause=verdict_cause(now[index], None),
                     )
             elif not now[index].same(old, new, target.level):

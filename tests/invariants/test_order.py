@@ -8,22 +8,18 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
+from judge import fail, judged, judging, shown_row, verdict_cause
+from judge.fixes import placed
 from strategies import (
     EXAMPLE_WORLDS,
     EventSpec,
     World,
     describe,
-    fail,
-    judged,
-    judging,
     noise_events,
-    shown_row,
     truth,
-    verdict_cause,
     world_events,
     worlds,
 )
-from strategies.fixes import placed
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, note
 
-from strategies import (
-    World,
+from judge import (
     call_target,
-    describe,
     evaluate,
-    examples,
     fail,
     judging,
     materialise,
@@ -19,10 +16,10 @@ from strategies import (
     spy_on,
     tree_changes,
     tree_snapshot,
-    worlds,
 )
-from strategies.fixes import placed
-from strategies.verdicts import evaluated_twice
+from judge.fixes import placed
+from judge.verdicts import evaluated_twice
+from strategies import World, describe, examples, worlds
 
 
 @pytest.mark.invariant("read-only")

@@ -15,39 +15,41 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, note
 
-from strategies import (
-    CHAPTER_WORLD,
-    EFFECTS_WORLD,
-    RICH_WORLD,
-    FileFact,
-    FinalFact,
+from judge import (
     InvariantFailure,
-    LogFact,
-    Plan,
-    ReadFile,
-    ReceiptFact,
-    SeedFile,
-    World,
     call_target,
-    describe,
     evaluate,
     fail,
     judging,
     materialise,
     object_state,
-    played_world,
-    played_worlds,
-    real_runs,
     report_view,
     rewrite_in_root,
     shown_row,
     spy_on,
     tree_changes,
     tree_snapshot,
+)
+from judge.fixes import placed
+from judge.verdicts import evaluated_twice
+from strategies import (
+    CHAPTER_WORLD,
+    EFFECTS_WORLD,
+    RICH_WORLD,
+    FileFact,
+    FinalFact,
+    LogFact,
+    Plan,
+    ReadFile,
+    ReceiptFact,
+    SeedFile,
+    World,
+    describe,
+    played_world,
+    played_worlds,
+    real_runs,
     with_written_worlds,
 )
-from strategies.fixes import placed
-from strategies.verdicts import evaluated_twice
 
 #: A read-only plan with the log beside the root: no effect is approved, so
 #: the log must still not exist after evaluation.

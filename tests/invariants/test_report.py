@@ -6,23 +6,19 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from strategies import (
-    World,
+from judge import (
     call_target,
-    describe,
     evaluate,
-    examples,
     fail,
     judging,
     materialise,
     report_view,
     shown_names,
     shown_row,
-    truth,
-    worlds,
 )
-from strategies.fixes import placed
-from strategies.verdicts import calling, reproducing
+from judge.fixes import placed
+from judge.verdicts import calling, reproducing
+from strategies import World, describe, examples, truth, worlds
 from strategies.vocabulary import EVALUATE
 
 _SHAPE_EXAMPLES = (

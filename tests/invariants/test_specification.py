@@ -6,26 +6,22 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
+from judge import call_target, expect_error, fail, judging, materialise
+from judge.fixes import change_for, placed
+from judge.verdicts import calling, reproducing
 from strategies import (
     Spec,
     ValidSpec,
     World,
-    call_target,
     describe,
     example_invalid_specs,
     example_valid_specs,
-    expect_error,
-    fail,
     invalid_specs,
-    judging,
-    materialise,
     normalisable_paths,
     spelled,
     valid_specs,
     wrong_type_specs,
 )
-from strategies.fixes import change_for, placed
-from strategies.verdicts import calling, reproducing
 
 
 def _refusing(spec: Spec, topic: str) -> list[str]:

@@ -11,8 +11,8 @@ import inspect
 
 import pytest
 
-from strategies import REQUIRED_NAMES, InvariantFailure, Target, fail
-from strategies.fixes import placed
+from judge import REQUIRED_NAMES, InvariantFailure, Target, fail
+from judge.fixes import placed
 
 # The constructor fields of every dataclass of the contract, in order. Course
 # tests build variants with dataclasses.replace and construct them by
@@ -76,7 +76,7 @@ CALLS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 
 def _defined(target: Target, name: str) -> dict:
-    """What the target's `name` is (strategies.worker.describe_name: asked of
+    """What the target's `name` is (worker.serve.describe_name: asked of
     the worker where the target's code runs), or a lesson saying it is not
     defined."""
     __tracebackhide__ = True

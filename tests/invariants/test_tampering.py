@@ -8,26 +8,28 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
+from judge import (
+    assert_truth,
+    check_maker,
+    evaluate,
+    fail,
+    judging,
+    materialise,
+    report_view,
+    rows_without_tree,
+    shown_row,
+    verdict_cause,
+)
+from judge.fixes import hint_for, placed
 from strategies import (
     EXAMPLE_WORLDS,
     LOG_KINDS,
     World,
-    assert_truth,
-    check_maker,
     describe,
-    evaluate,
-    fail,
-    judging,
     log_facts,
-    materialise,
     passing_worlds,
-    report_view,
-    rows_without_tree,
-    shown_row,
     truth,
-    verdict_cause,
 )
-from strategies.fixes import placed
 
 #: Every kind of damage that makes a log unloadable.
 TAMPERS = LOG_KINDS.names(verdicts=("unavailable",))
@@ -154,6 +156,6 @@ def _assert_receipts(report, world: World, level: str) -> None:
                 world=f"{describe(world)}\nthe fact behind {check.name}: {check.fact}",
                 expected=check.shown(level),
                 observed=shown_row(row),
-                hint=check.hint_for(row[1], level, check_maker(report, index)),
+                hint=hint_for(check, row[1], level, check_maker(report, index)),
                 cause=verdict_cause(check, row[1]),
             )

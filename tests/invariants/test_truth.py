@@ -8,23 +8,17 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
+from judge import assert_truth, evaluate, fail, judged, judging, materialise, shown_row
+from judge.fixes import placed
 from strategies import (
     EXAMPLE_WORLDS,
     World,
-    assert_truth,
     describe,
-    evaluate,
     examples,
-    fail,
-    judged,
-    judging,
     log_facts,
-    materialise,
-    shown_row,
     truth,
     worlds,
 )
-from strategies.fixes import placed
 
 
 @pytest.mark.invariant("truth")

@@ -8,6 +8,15 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
+from judge import (
+    assert_truth,
+    call_target,
+    call_with_deadline,
+    evaluate,
+    judging,
+    materialise,
+    timed_out,
+)
 from strategies import (
     EVALUATE,
     FILE_KINDS,
@@ -16,15 +25,8 @@ from strategies import (
     ExpectedCheck,
     FileFact,
     World,
-    assert_truth,
-    call_target,
-    call_with_deadline,
     describe,
-    evaluate,
     examples,
-    judging,
-    materialise,
-    timed_out,
     truth,
     unavailable_worlds,
     worlds,

@@ -10,7 +10,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 import evaluator
-from strategies import World, load_target, materialise, played_worlds, replay
+from judge import load_target, materialise
+from strategies import World, played_worlds, replay
 
 
 @settings(max_examples=40, database=None, deadline=None)

@@ -26,19 +26,14 @@ from typing import Any
 import pytest
 from planting import before, rewritten
 
-from strategies import (
-    TRAP_WORLDS,
+from judge import (
     CallAborted,
-    FileFact,
     InvariantFailure,
-    LogFact,
-    ResultFact,
-    World,
-    cases,
     judge_access,
     judge_hostile,
     load_target,
 )
+from strategies import TRAP_WORLDS, FileFact, LogFact, ResultFact, World, cases
 
 INVARIANTS = Path(__file__).resolve().parents[1] / "invariants"
 

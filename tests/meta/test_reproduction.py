@@ -7,15 +7,9 @@ import io
 
 import pytest
 
-from strategies import (
-    CHAPTER_WORLD,
-    EXAMPLE_WORLDS,
-    TRAP_WORLDS,
-    World,
-    judged,
-    load_target,
-)
-from strategies.verdicts import reproduction
+from judge import judged, load_target
+from judge.verdicts import reproduction
+from strategies import CHAPTER_WORLD, EXAMPLE_WORLDS, TRAP_WORLDS, World
 
 WORLDS = {
     "everything at once": EXAMPLE_WORLDS["everything at once"],

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from strategies.bounds import CALL_SECONDS
-from strategies.fixes import placed
-from strategies.lessons import (
+from judge.bounds import CALL_SECONDS
+from judge.fixes import hint_for, placed
+from judge.lessons import (
     CallAborted,
     InvariantFailure,
     call_target,
@@ -26,7 +26,7 @@ from strategies.lessons import (
     fail,
     report_view,
 )
-from strategies.remote import report_makers
+from judge.remote import report_makers
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe
 
@@ -141,7 +141,8 @@ def snippet(
     target: Any, lines: Sequence[str], names: Iterable[str] = (), topic: str = ""
 ) -> str:
     """A runnable snippet: load `target` (a folder by the Python literal of
-    its absolute path), then `lines`, importing `names` from strategies.
+    its absolute path), then `lines`, importing `names` from the judge and
+    the strategies.
 
     With `topic` (`checked`) the lines run inside a try that prints the
     lesson `call_target` or `expect_error` raises (its headline, the same
@@ -164,9 +165,14 @@ def snippet(
             "except (CallAborted, InvariantFailure) as lesson:",
             "    print(lesson.headline)",
         ]
+    import judge
+
+    judged = sorted(name for name in imported if name in judge.__all__)
+    drawn = sorted(name for name in imported if name not in judge.__all__)
     return "\n".join(
         [
-            f"from strategies import {', '.join(sorted(imported))}",
+            f"from judge import {', '.join(judged)}",
+            *([f"from strategies import {', '.join(drawn)}"] if drawn else []),
             f"target = {load}",
             *body,
         ]
@@ -428,7 +434,7 @@ def assert_truth(
                     world=f"{about}\n{behind}".lstrip(),
                     expected=check.shown(level),
                     observed=shown_row(row),
-                    hint=check.hint_for(row[1], level, check_maker(report, index)),
+                    hint=hint_for(check, row[1], level, check_maker(report, index)),
                     cause=verdict_cause(check, row[1]),
                 )
             except InvariantFailure as failure:
@@ -441,7 +447,7 @@ def judged(target: Any, world: World, **build: Any) -> tuple[Row, ...]:
     """Build `world` afresh, evaluate it, and return its rows (the tree's path
     in any detail replaced by <tree>)."""
     __tracebackhide__ = True
-    from strategies.build import materialise
+    from judge.build import materialise
 
     with judging(world, target), materialise(world, target, **build) as built:
         return rows_without_tree(report_view(evaluate(target, built)), built.tree)

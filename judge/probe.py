@@ -31,7 +31,7 @@ Each falsehood is the bluntest of its group (the marker absent, a byte
 changed, the receipt never stored), so a learner with one subtle bug is
 still seen to make the check its bug spoils: the probe measures whether the
 work is done, truth whether it is done right. The worlds are judged through
-`strategies.verdicts.judged`, the route every invariant takes.
+`judge.verdicts.judged`, the route every invariant takes.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ import secrets
 from dataclasses import dataclass, replace
 from typing import Any
 
+from judge.lessons import CallAborted, InvariantFailure
 from strategies.files import FileFact
 from strategies.finals import FinalFact
-from strategies.lessons import CallAborted, InvariantFailure
 from strategies.receipts import ReceiptFact
 from strategies.results import ResultFact
 from strategies.vocabulary import EFFECT_TOOLS, TOOLS, marker, other
@@ -184,7 +184,7 @@ _NOT_TRIED = "not tried"
 def _rows_of(target: Any, world: World) -> Rows | str:
     """The target's report rows on `world`, or why there are none (the build
     or the evaluation broke: a lesson's topic and headline)."""
-    from strategies.verdicts import judged
+    from judge.verdicts import judged
 
     try:
         return judged(target, world)

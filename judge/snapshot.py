@@ -25,10 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from strategies import safefs
-from strategies.fixes import placed
-from strategies.remote import is_remote
-from strategies.worker import SPIED_WORKSPACE_METHODS
+from judge import safefs
+from judge.fixes import placed
+from judge.remote import is_remote
+from worker.serve import SPIED_WORKSPACE_METHODS
 
 __all__ = [
     "SPIED_STORE_METHODS",
@@ -42,7 +42,7 @@ __all__ = [
 Entry = tuple[object, ...]
 
 #: Store methods evaluation must never call (the workspace's tools,
-#: SPIED_WORKSPACE_METHODS, are listed in strategies.worker: read_file also
+#: SPIED_WORKSPACE_METHODS, are listed in worker.serve: read_file also
 #: changes what the workspace lets the agent edit afterwards).
 SPIED_STORE_METHODS = ("put",)
 
@@ -202,7 +202,7 @@ def object_state(built: Any) -> dict[str, Any]:
 def _modified_files(workspace: Any) -> tuple[Any, ...]:
     """The workspace's modified files: a Day 1-6 property the judge reads, so
     a TODO body (None) is a substrate lesson naming it, not a TypeError."""
-    from strategies.lessons import InvariantFailure, call_target
+    from judge.lessons import InvariantFailure, call_target
 
     files = call_target(
         "workspace.modified_files",
@@ -228,7 +228,7 @@ def _modified_files(workspace: Any) -> tuple[Any, ...]:
 
 def _remote_state(built: Any) -> dict[str, Any]:
     """`object_state` of objects that live in a worker: compared there as data
-    (strategies.worker.canon), with the worker's working directory and
+    (worker.serve.canon), with the worker's working directory and
     environment, where the target's code runs."""
     client = built.workspace._client
     objects = {

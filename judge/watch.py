@@ -2,15 +2,15 @@
 
 Two instruments for the hardened properties (tests/invariants/test_hostile.py
 and test_audit.py), none tied to one implementation; the byte snapshot they
-also take is `strategies.snapshot`'s, the one the read-only invariants use:
+also take is `judge.snapshot`'s, the one the read-only invariants use:
 
 * `call_with_deadline` runs a call under a deadline and gives up after a
   few seconds, so a FIFO opened for reading fails one example instead of
-  hanging pytest. In the main thread the deadline is strategies.bounds' alarm,
+  hanging pytest. In the main thread the deadline is judge.bounds' alarm,
   which stops the call itself (a loop, a blocked open); elsewhere the call
   runs in a worker thread, and on a timeout the world's FIFOs are opened for
   writing, which lets a blocked reader return and the thread finish.
-* what the call opened is `strategies.audit`'s `AccessRecorder` (standard
+* what the call opened is `worker.audit`'s `AccessRecorder` (standard
   library only, so the worker records with it too).
 
 `Figures` counts what the properties saw and reports it at the end of the
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from strategies import safefs
-from strategies.bounds import Deadline, Expired, can_bound, within
-from strategies.interrupts import is_from_person, pressed
+from judge import safefs
+from judge.bounds import Deadline, Expired, can_bound, within
+from judge.interrupts import is_from_person, pressed
 
 __all__ = [
     "HANG_SECONDS",
@@ -77,7 +77,7 @@ def call_with_deadline(
     `fifos` are opened for writing and closed again, so a reader blocked in
     `open` or `read` gets end-of-file and the daemon thread can end.
 
-    In the main thread the call runs there, under strategies.bounds' alarm:
+    In the main thread the call runs there, under judge.bounds' alarm:
     a thread cannot be stopped, and one that loops for ever would hold the
     interpreter for the rest of the run.
     """
@@ -173,7 +173,7 @@ def _unblock(worker: threading.Thread, fifos: list[Path]) -> None:
 def _from_judges(folder: Path) -> tuple[Path, tuple[str, ...]]:
     """`folder` as the tree's top (in the judge's scratch parent) and the parts
     below it, each to be opened without following a link; else `folder` itself."""
-    from strategies.build import scratch_parent
+    from judge.build import scratch_parent
 
     trusted = Path(scratch_parent() or tempfile.gettempdir())
     for top in (folder, *folder.parents):

@@ -1,6 +1,6 @@
 """The judge's hands in places learner code could write: never following a link.
 
-The worlds' trees are given to the worker (strategies.remote.give_to_worker),
+The worlds' trees are given to the worker (judge.remote.give_to_worker),
 and learner code runs between the judge's steps, maybe still running in a
 background thread or process while the judge works. The judge often runs as
 root. So every file or directory the judge touches in such a tree is reached

@@ -36,11 +36,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from strategies import remote, safefs
+from judge import remote, safefs
+from judge.fixes import change_for, placed
+from judge.lessons import InvariantFailure, call_target, called
+from judge.remote import Ref, Step
 from strategies.files import ROOT_BYTES, SPARSE_SIZES, place_file
 from strategies.finals import final_text
-from strategies.fixes import change_for, placed
-from strategies.lessons import InvariantFailure, call_target, called
 from strategies.logs import LOG_KINDS, call_id_of, tamper
 from strategies.plan_steps import (
     Denied,
@@ -53,7 +54,6 @@ from strategies.plan_steps import (
 )
 from strategies.plans import MARKER, SENTINEL, Outcome, replay
 from strategies.receipts import Stored, stored_receipt
-from strategies.remote import Ref, Step
 from strategies.vocabulary import LOG_NAME, NAME_MAX
 from strategies.world import (
     CaseSpec,
@@ -99,7 +99,7 @@ class Built:
     model: ScriptedModel | None = None  # a real run's model
     outcome: Outcome | None = None  # a real run's replayed plan
     #: Where the log really is, as names under `tree`, past the judge's own
-    #: links: the judge reaches it so, never through a link (strategies.safefs).
+    #: links: the judge reaches it so, never through a link (judge.safefs).
     log_at: tuple[str, ...] = ()
 
     @property
@@ -168,7 +168,7 @@ def make_events(target: Any, specs: Sequence[EventSpec]) -> tuple[Any, ...]:
 
 def make_run(target: Any, world: World, events: Sequence[EventSpec]) -> Any:
     """The target's AgentRun for a drawn world, with the given events: every
-    constructor one step of one batch (strategies.remote.run_steps)."""
+    constructor one step of one batch (judge.remote.run_steps)."""
     steps: list[Step] = []
     return _results(steps, [_run_steps(target, world, events, steps)])[0]
 

@@ -6,7 +6,7 @@ listed or scanned, resolved to what the call would reach (a descriptor-
 relative open is resolved through its directory descriptor, read from
 /proc/self/fd), and every process start, socket or filesystem change.
 
-Standard library only: the worker (strategies/worker.py) records a
+Standard library only: the worker (worker/serve.py) records a
 learner's call with it in its own process, and the judge records the
 bundled evaluator's in the judge's.
 """

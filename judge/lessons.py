@@ -13,8 +13,8 @@ which makes whatever the target's code does a lesson about that call:
   `InvariantFailure` (Hypothesis then shrinks it to a minimal world);
 - so is anything else it raises, even `SystemExit`, `KeyboardInterrupt` or
   `GeneratorExit`: nobody pressed Ctrl-C, so the run goes on (a real Ctrl-C
-  is told apart by strategies.interrupts and still stops the run);
-- a call that does not return within its limit (strategies.bounds) or runs
+  is told apart by judge.interrupts and still stops the run);
+- a call that does not return within its limit (judge.bounds) or runs
   out of memory is a `CallAborted`: a lesson raised as a BaseException, which
   Hypothesis neither shrinks nor replays (it would only hang or exhaust
   memory again), so the test fails at once with it and the run goes on.
@@ -42,13 +42,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, NoReturn
 
-from strategies import interrupts
-from strategies.bounds import Deadline, Expired, call_limits, within
-from strategies.fixes import HOME, change_for, changing, placed
-from strategies.remote import ProtocolError, Remote, WorkerDied, WorkerHung, report_data
-from strategies.target import MissingNameError
-from strategies.worker import report_problem as _report_problem
-from strategies.worker import short_repr as _short_repr
+from judge import interrupts
+from judge.bounds import Deadline, Expired, call_limits, within
+from judge.fixes import HOME, change_for, changing, placed
+from judge.remote import ProtocolError, Remote, WorkerDied, WorkerHung, report_data
+from judge.target import MissingNameError
+from worker.serve import report_problem as _report_problem
+from worker.serve import short_repr as _short_repr
 
 __all__ = [
     "TOPICS",
@@ -129,7 +129,7 @@ class _Lesson:
     whole_world: str
 
     #: The world before it was narrowed to the facts of the wrong check
-    #: (strategies.verdicts.judging), or "": what --verbose shows.
+    #: (judge.verdicts.judging), or "": what --verbose shows.
     unnarrowed: str = ""
 
     @property
@@ -452,7 +452,7 @@ def call_target(
 
     `what` names the call for a learner, e.g. "evaluate_run(run, workspace,
     receipts, case)" or "report.render()". The call runs under the session's
-    call limit (`--call-timeout`; strategies.bounds), in the main thread.
+    call limit (`--call-timeout`; judge.bounds), in the main thread.
     Whatever goes wrong becomes a lesson naming the call: an exception, a
     missing name (topic "surface"), a result of the wrong shape (None from an
     unfinished function), any BaseException from the target (SystemExit,
@@ -729,7 +729,7 @@ def timed_out(
 ) -> CallAborted:
     """The lesson for `what`, which did not return within `seconds`.
 
-    `where` is the stack when the deadline rang (strategies.bounds.Expired),
+    `where` is the stack when the deadline rang (judge.bounds.Expired),
     innermost first: the lesson names the target's innermost frame in it.
     """
     headline = f"{what} did not {verb} within {seconds:g} s"

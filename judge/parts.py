@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from strategies.ordering import INVARIANT_ORDER, rank
+from judge.ordering import INVARIANT_ORDER, rank
 
 __all__ = ["COSTS", "assign", "join_summaries", "parse_part"]
 

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from types import FrameType
 
-from strategies import bounds
+from judge import bounds
 
 __all__ = ["is_from_person", "pressed", "watch", "watching"]
 

@@ -15,25 +15,19 @@ show the judgement failing on it.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from strategies.audit import Access, AccessRecorder
-from strategies.bounds import Deadline, Expired, within
-from strategies.build import materialise
-from strategies.fixes import placed
-from strategies.lessons import fail, report_view, timed_out
-from strategies.remote import WorkerDied, WorkerHung, rebuilt
-from strategies.snapshot import tree_changes, tree_snapshot
-from strategies.verdicts import assert_truth, judging
+from judge.bounds import Deadline, Expired, within
+from judge.build import materialise
+from judge.fixes import placed
+from judge.lessons import fail, report_view, timed_out
+from judge.remote import WorkerDied, WorkerHung, rebuilt
+from judge.snapshot import tree_changes, tree_snapshot
+from judge.verdicts import assert_truth, judging
+from judge.watch import HANG_SECONDS, Figures, Outcome, call_with_deadline
 from strategies.vocabulary import EVALUATE
-from strategies.watch import (
-    HANG_SECONDS,
-    Figures,
-    Outcome,
-    call_with_deadline,
-)
 from strategies.world import World, describe, truth
+from worker.audit import Access, AccessRecorder
 
 __all__ = ["judge_access", "judge_hostile"]
 
@@ -195,7 +189,6 @@ def _audited_remotely(
                 "op": "audit",
                 "fn": {"$n": "evaluate_run"},
                 "args": client.encode(list(built.args)),
-                "suite": str(Path(__file__).resolve().parent.parent),
             },
             EVALUATE,
         )

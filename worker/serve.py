@@ -1,6 +1,6 @@
 """The worker: the only process where a learner's code runs.
 
-Started by the judge (`strategies.remote`) as `python -I -S worker.py`, in
+Started by the judge (`judge.remote`) as `python -I -S -B worker/`, in
 the command's sandbox when there is one. It imports nothing but the
 standard library, loads the target (a course folder as a synthetic package,
 or a module by name), and then answers requests, one JSON object a line,
@@ -44,7 +44,7 @@ from typing import Any
 
 PROTOCOL = 1
 
-#: Every public name of the Day 7 surface (strategies.target has the same).
+#: Every public name of the Day 7 surface (judge.target has the same).
 REQUIRED_NAMES: tuple[str, ...] = (
     "AgentError",
     "FinalAction",
@@ -78,7 +78,7 @@ DAY7_MODULES: tuple[str, ...] = (
 )
 
 #: Workspace methods evaluation must never call: each is a tool
-#: (strategies.snapshot spies on the same ones in-process).
+#: (judge.snapshot spies on the same ones in-process).
 SPIED_WORKSPACE_METHODS: tuple[str, ...] = (
     "read_file",
     "execute",
@@ -588,10 +588,7 @@ class Worker:
 
     def audited(self, message: dict[str, Any]) -> Any:
         """The call, with every open, process, socket and change it made recorded."""
-        suite = message.get("suite")
-        if suite and suite not in sys.path:
-            sys.path.append(suite)
-        from strategies.audit import AccessRecorder
+        from worker.audit import AccessRecorder
 
         fn = self.into(message["fn"])
         args = self.into(message.get("args", []))
@@ -602,7 +599,7 @@ class Worker:
                 outcome["value"] = fn(*args)
         except BaseException as error:
             outcome["raised"] = _error_data(error)
-        from strategies.audit import is_module_file
+        from worker.audit import is_module_file
 
         # The import system reading modules of this process is not the call's doing.
         outcome["accesses"] = [

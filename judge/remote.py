@@ -1,8 +1,8 @@
 """The judge's half of the worker protocol: a target whose code runs elsewhere.
 
 A course folder, or a module named with `--impl`, is never imported into the
-judge: `strategies.target.load_target` starts a worker process
-(`strategies/worker.py`) that imports it, and hands the suite a `Target`
+judge: `judge.target.load_target` starts a worker process
+(`worker/serve.py`) that imports it, and hands the suite a `Target`
 whose names are `RemoteName`s. Calling one, or anything it returned, is a
 request to the worker; what comes back is data, or a `Remote` handle on an
 object that stays in the worker. The suite's code is the same for both
@@ -10,11 +10,11 @@ kinds of target: it calls names, reads attributes and compares data.
 
 Bounds come from here, outside the learner's process. Every request is
 read with a deadline; a request that is interrupted (the call's deadline of
-strategies.bounds rang, the person pressed Ctrl-C) or outlives its bound
+judge.bounds rang, the person pressed Ctrl-C) or outlives its bound
 ends the worker, whole, and the next request starts a new one. A worker
 that dies in a call is a `WorkerDied`; its handles are stale from then on.
 Replies are untrusted: one JSON line each, at most `MAX_LINE` bytes, every
-object tagged (see strategies/worker.py), never unpickled.
+object tagged (see worker/serve.py), never unpickled.
 
 `DAY7_WORKER` (JSON, set by the day7-verify command) says how to start the
 worker: a `prefix` (the sandbox's argv), a `uid` to run as, the `memory`
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from strategies import bounds, safefs
+from judge import bounds, safefs
 
 __all__ = [
     "MAX_LINE",
@@ -66,9 +66,10 @@ __all__ = [
     "run_steps",
 ]
 
-WORKER_FILE = Path(__file__).resolve().parent / "worker.py"
+#: The worker package, started as a folder (worker/__main__.py).
+WORKER_FILE = Path(__file__).resolve().parent.parent / "worker"
 MAX_LINE = 8 << 20
-#: The bound of a request made outside any deadline of strategies.bounds (a
+#: The bound of a request made outside any deadline of judge.bounds (a
 #: repr, an attribute read by the suite's own code): a correct target
 #: answers in microseconds.
 REQUEST_SECONDS = 30.0
@@ -550,7 +551,7 @@ def give_to_worker(path: Path) -> None:
 
     `path`'s parent must be the judge's (a world's tree, or the directory
     holding it): `path` is reached from it without following a link, and
-    nothing under it is followed either (strategies.safefs), since learner
+    nothing under it is followed either (judge.safefs), since learner
     code may have had a go at it already. The ancestors inside the worlds'
     directory stay the judge's: they are only made passable to the worker's
     group, so the worker can never swap a tree for a link.
@@ -866,7 +867,7 @@ def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str]
 def report_makers(report: object) -> tuple[str, ...]:
     """Per row of a remote report, the learner's function that built its check
     ("" for one `evaluate_run` built, or none known): the worker's word,
-    which only words a lesson's hint (`ExpectedCheck.hint_for`), never a
+    which only words a lesson's hint (`judge.fixes.hint_for`), never a
     verdict, so anything but a list of plain names is taken as none."""
     said = getattr(report, "_view", None) if isinstance(report, Remote) else None
     makers = said.get("makers") if isinstance(said, dict) else None

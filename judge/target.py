@@ -18,7 +18,7 @@ collects and runs, and only the facts that use the name fail, each saying
 
 Importing is running the target's code: a module that raises anything at
 import (even SystemExit or KeyboardInterrupt) or does not finish importing
-within `IMPORT_SECONDS` (strategies.bounds; main thread only) cannot be
+within `IMPORT_SECONDS` (judge.bounds; main thread only) cannot be
 loaded, and says so in one line.
 """
 
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from strategies import interrupts
-from strategies.bounds import Deadline, Expired, within
+from judge import interrupts
+from judge.bounds import Deadline, Expired, within
 
 __all__ = [
     "BUNDLED_MODULE",
@@ -52,7 +52,7 @@ __all__ = [
 
 # The Day 7 names and the modules they live in: defined once, in the worker
 # (which must stand alone, importing nothing of this package).
-from strategies.worker import DAY7_MODULES, REQUIRED_NAMES  # noqa: E402
+from worker.serve import DAY7_MODULES, REQUIRED_NAMES  # noqa: E402
 
 _MODULE_FILES = ", ".join(f"{name}.py" for name in DAY7_MODULES)
 
@@ -144,7 +144,7 @@ class Target:
     #: Where the target's code lives (its folder, or its package's folder):
     #: a frame in there is the target's code running.
     sources: tuple[str, ...] = ()
-    #: The worker that runs the target's code (strategies.remote.Client), or
+    #: The worker that runs the target's code (judge.remote.Client), or
     #: None when the target is trusted and runs here (the bundled evaluator).
     client: Any = None
 
@@ -155,7 +155,7 @@ class Target:
 
     def describe(self, name: str) -> dict[str, Any]:
         """What the surface invariant asks of one defined name, as plain data."""
-        from strategies.worker import describe_name
+        from worker.serve import describe_name
 
         if self.client is None:
             return describe_name(self.names[name])
@@ -301,8 +301,8 @@ def _remote_target(
     level: str | None,
     seconds: float | None,
 ) -> Target:
-    """A target whose code runs in a worker process (strategies.remote)."""
-    from strategies import remote
+    """A target whose code runs in a worker process (judge.remote)."""
+    from judge import remote
 
     client = remote.Client(config, label)
     if seconds is not None:

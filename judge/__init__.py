@@ -1,0 +1,48 @@
+"""The judge: a drawn world made real, the target called, its report judged.
+
+The names the suite's tests (and a lesson's snippet) import, re-exported
+lazily so that importing the package runs nothing: the command's child
+imports only what one learner's run needs.
+
+The way of one world: `materialise` (build.py) makes it evidence in a fresh
+tree through the target's own names; `evaluate` and `judging` (verdicts.py)
+call `evaluate_run` through `call_target` (lessons.py) and compare the report
+with `truth(world)`; a difference is a lesson (lessons.py). The target is
+loaded by `load_target` (target.py): the bundled evaluator here, any other in
+a worker (`worker/`) reached through `remote.py`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Each module, and the names it lends the package.
+_HOMES = {
+    "judge.build": "build_in make_case materialise rewrite_in_root scratch_parent",
+    "judge.verdicts": "assert_truth check_maker evaluate judged judging"
+    " rows_without_tree shown_names shown_row verdict_cause",
+    "judge.hardened": "judge_access judge_hostile",
+    "judge.snapshot": "object_state spy_on tree_changes tree_snapshot",
+    "judge.watch": "Figures call_with_deadline reported_figures short_unless_thorough",
+    "judge.lessons": "CallAborted InvariantFailure call_target expect_error"
+    " fail report_view timed_out",
+    "judge.target": "REQUIRED_NAMES Target load_target",
+    "judge.remote": "remote_replace",
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}
+
+__all__ = sorted(_HOME_OF)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME_OF.get(name)
+    if home is None:
+        raise AttributeError(f"module 'judge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
