@@ -64,7 +64,7 @@ def site(base: Path) -> Path:
                 (folder / file).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, folder / file)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for package in ("day7_verify", "strategies", "evaluator"):
+    for package in ("day7_verify", "strategies", "judge", "worker", "evaluator"):
         shutil.copytree(ROOT / package, folder / package, ignore=ignore)
     (folder / "tests").mkdir()
     shutil.copy2(ROOT / "tests" / "conftest.py", folder / "tests" / "conftest.py")

@@ -286,7 +286,7 @@ def test_call_limits_shorten_only_for_a_function_that_hung() -> None:
 # A child process: a real SIGINT while a watch is on, then after it stopped.
 _CTRL_C = """
 import signal, sys
-from strategies import interrupts
+from judge import interrupts
 # As in a terminal, even when this test itself runs as a background job
 # (which starts with SIGINT ignored).
 signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -309,7 +309,7 @@ print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 
 _IGNORED = """
 import signal
-from strategies import interrupts
+from judge import interrupts
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 stop = interrupts.watch()
 signal.raise_signal(signal.SIGINT)

@@ -41,6 +41,8 @@ pytestmark = pytest.mark.children
 _CHECKOUT = (
     "day7_verify",
     "strategies",
+    "judge",
+    "worker",
     "evaluator",
     "tests/conftest.py",
     "tests/invariants",
