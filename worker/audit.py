@@ -22,30 +22,22 @@ from typing import Any
 # arguments shown, the real path reached or None, whether it opens to write].
 Record = list[Any]
 
-_KINDS = {  # the audit events recorded, and the kind of action each is
-    **dict.fromkeys(
-        "open os.listdir os.scandir os.walk os.fwalk os.chdir glob.glob glob.glob/2"
-        " pathlib.Path.glob pathlib.Path.rglob".split(),
-        "path",  # the first argument is the path
-    ),
-    **dict.fromkeys(
-        "os.chflags os.chmod os.chown os.link os.lockf os.mkdir os.remove"
-        " os.removexattr os.rename os.rmdir os.setxattr os.symlink os.truncate"
-        " os.utime shutil.chown shutil.copyfile shutil.copymode shutil.copystat"
-        " shutil.copytree shutil.make_archive shutil.move shutil.rmtree"
-        " shutil.unpack_archive tempfile.mkdtemp tempfile.mkstemp".split(),
-        "change",
-    ),
-    **dict.fromkeys(
-        "subprocess.Popen os.system os.exec os.posix_spawn os.spawn os.fork"
-        " os.forkpty os.startfile pty.spawn".split(),
-        "process",
-    ),
-}
-_NETWORK_PREFIXES = tuple(
-    "socket. http.client. urllib. ftplib. smtplib. poplib. imaplib. nntplib."
-    " telnetlib. webbrowser.".split()
-)
+# The audit events recorded, by the kind of action each is (a path event's
+# first argument is its path).
+_TABLE = """
+path open os.listdir os.scandir os.walk os.fwalk os.chdir glob.glob glob.glob/2
+path pathlib.Path.glob pathlib.Path.rglob
+change os.chflags os.chmod os.chown os.link os.lockf os.mkdir os.remove os.rename
+change os.removexattr os.rmdir os.setxattr os.symlink os.truncate os.utime
+change shutil.chown shutil.copyfile shutil.copymode shutil.copystat shutil.copytree
+change shutil.make_archive shutil.move shutil.rmtree shutil.unpack_archive
+change tempfile.mkdtemp tempfile.mkstemp
+process subprocess.Popen os.system os.exec os.posix_spawn os.spawn os.fork
+process os.forkpty os.startfile pty.spawn
+"""
+_KINDS = {e: row.split()[0] for row in _TABLE.splitlines() for e in row.split()[1:]}
+_NETWORK = tuple("socket. http.client. urllib. ftplib. smtplib. poplib.".split())
+_NETWORK += tuple("imaplib. nntplib. telnetlib. webbrowser.".split())
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -55,20 +47,15 @@ class _Armed(threading.local):
     busy: bool = False
 
 
-_ARMED = _Armed()
-_LOCK = threading.Lock()
-_installed = False
-_real_open = os.open
-_open_patches = 0
+_ARMED, _LOCK, _real_open = _Armed(), threading.Lock(), os.open
+_installed, _open_patches = False, 0
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
     log = _ARMED.log
-    if log is None or _ARMED.busy:
+    if log is None or _ARMED.busy:  # first: the hook sees every event of the process
         return
-    kind = _KINDS.get(event)
-    if kind is None and event.startswith(_NETWORK_PREFIXES):
-        kind = "network"
+    kind = _KINDS.get(event) or ("network" if event.startswith(_NETWORK) else None)
     if kind is None:
         return
     _ARMED.busy = True  # showing or resolving a path must not record itself
@@ -77,13 +64,11 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
             log.append([kind, event, _shown(args), None, False])
             return
         raw = args[0] if args else None
-        mode = args[1] if event == "open" and len(args) > 1 else None
-        flags = args[2] if event == "open" and len(args) > 2 else None
-        writes = bool(
-            (isinstance(flags, int) and flags & _WRITE_FLAGS)
-            or (isinstance(mode, str) and any(c in mode for c in "wax+"))
+        mode, flags = (*args[1:3], None, None)[:2] if event == "open" else (None,) * 2
+        writes = (isinstance(flags, int) and flags & _WRITE_FLAGS) or (
+            isinstance(mode, str) and any(c in mode for c in "wax+")
         )
-        log.append([kind, event, _shown((raw,)), _reach(raw, flags), writes])
+        log.append([kind, event, _shown((raw,)), _reach(raw, flags), bool(writes)])
     except Exception as error:  # a hook that raises would fail the audited call
         log.append([kind, event, f"(not recorded: {error!r})", None, False])
     finally:
@@ -106,16 +91,14 @@ def _fd_path(fd: int) -> str | None:
 
 def _reach(raw: object, flags: int | None) -> str | None:
     """The real path an open or listing of `raw` reaches, before it happens."""
-    if raw is None:
-        return os.getcwd()
-    if isinstance(raw, int):
-        return _fd_path(raw)
+    if raw is None or isinstance(raw, int):
+        return os.getcwd() if raw is None else _fd_path(raw)
     if not isinstance(raw, (str, bytes, os.PathLike)):
         return None
     path = os.fsdecode(os.fspath(raw))
-    if not os.path.isabs(path):
-        dir_fd = _ARMED.dir_fd  # a descriptor-relative open: its directory
-        base = _fd_path(dir_fd) if dir_fd is not None else os.getcwd()
+    if not os.path.isabs(path):  # relative to a directory descriptor, or the cwd
+        dir_fd = _ARMED.dir_fd
+        base = os.getcwd() if dir_fd is None else _fd_path(dir_fd)
         if base is None:
             return None
         path = os.path.join(base, path)
@@ -130,7 +113,7 @@ def _reach(raw: object, flags: int | None) -> str | None:
 
 
 def _watched_open(
-    path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None
+    path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None
 ) -> int:
     """`os.open`, telling the hook which directory a relative path is in."""
     log = _ARMED.log
@@ -152,10 +135,10 @@ class AccessRecorder:
     """Records what one thread's calls open, change, start or connect.
 
     `with recorder.armed():` in the thread that calls the target; then
-    `recorder.accesses` holds the records and `recorder.places` where this
-    process imported from when armed. While armed, `os.open` is wrapped
-    process-wide (recording nothing in other threads), so descriptor-relative
-    opens are resolved through their directory.
+    `accesses` holds the records, and `places` where this process imported
+    from when armed (resolved here: a sandboxed worker sees other paths than
+    the judge). While armed `os.open` is wrapped process-wide (recording
+    only in armed threads), so descriptor-relative opens are resolved.
     """
 
     def __init__(self) -> None:
@@ -166,7 +149,8 @@ class AccessRecorder:
     def armed(self) -> Iterator[AccessRecorder]:
         global _installed, _open_patches
         # Taken before the call: a call that widens sys.path widens nothing.
-        self.places = import_places()
+        places = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path}
+        self.places = sorted({os.path.realpath(p) for p in places if os.path.isabs(p)})
         with _LOCK:
             if not _installed:
                 sys.addaudithook(_hook)
@@ -183,10 +167,3 @@ class AccessRecorder:
                 _open_patches -= 1
                 if _open_patches == 0:
                     os.open = _real_open
-
-
-def import_places() -> list[str]:
-    """Where this process imports modules from, resolved as this process sees it."""
-    places = {sys.prefix, sys.base_prefix, sys.exec_prefix}
-    places.update(entry for entry in sys.path if entry and os.path.isabs(entry))
-    return sorted({os.path.realpath(place) for place in places})

@@ -1,10 +1,9 @@
 """The worker: the only process where a learner's code runs.
 
-Started by judge/remote.py as `python -I -S -B worker/`, in the sandbox when
-there is one: it loads the target and answers requests, one JSON object a
-line, until its input ends (docs/worker-protocol.md: the ops, the value
-tags). It never receives a world's kinds, its truth or a verdict; only
-calls into the target, with their arguments as data.
+Started by judge/remote.py as `python -I -S -B worker/` (in the sandbox when
+there is one), it loads the target and answers requests, one JSON object a
+line, until its input ends (docs/worker-protocol.md). It never receives a
+world's truth or a verdict: only calls into the target, their arguments data.
 """
 
 from __future__ import annotations
@@ -14,8 +13,6 @@ import builtins
 import contextlib
 import dataclasses
 import faulthandler
-import importlib
-import importlib.machinery
 import importlib.util
 import inspect
 import itertools
@@ -31,28 +28,21 @@ from typing import Any
 from worker.audit import AccessRecorder
 
 PROTOCOL = 1
-#: Every public name of the Day 7 surface, and the modules that define them.
+#: The Day 7 surface, the modules that define it, the tools evaluation must not call.
 REQUIRED_NAMES = tuple(
     "AgentError FinalAction ToolAction AgentEvent AgentRun AgentLimits run_agent"
     " ToolPolicy ApprovalDecision Workspace EffectReceipt ReceiptStore"
     " FileExpectation ResultExpectation ReceiptExpectation EvaluationCase"
     " EvaluationCheck EvaluationReport evaluate_run".split()
 )
-DAY7_MODULES = tuple(
-    "protocol receipts workspace generation checkpoint loop evaluation".split()
-)
-#: Workspace methods evaluation must never call: each is a tool.
+DAY7_MODULES = tuple("protocol receipts workspace generation checkpoint loop".split())
+DAY7_MODULES += ("evaluation",)
 SPIED_WORKSPACE_METHODS = tuple(
     "read_file execute write_file edit_file run_command list_files".split()
 )
-#: The largest line either side sends; how deep and how many items of one
+#: The longest line either side sends; how deep and how many items of one
 #: container a value is followed (a learner's report nests a few levels).
-MAX_LINE = 8 << 20
-MAX_DEPTH = 12
-MAX_ITEMS = 20_000
-
-
-# --- pure helpers the judge shares ---------------------------------------------------
+MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
 
 
 def short_repr(value: object, limit: int = 80) -> str:
@@ -74,10 +64,8 @@ def report_problem(report: Any) -> str | None:
         for field, kind in (("name", str), ("passed", bool), ("detail", str)):
             value = getattr(check, field, None)
             if not isinstance(value, kind):
-                return (
-                    f"a report whose check {index} has {field}={short_repr(value)};"
-                    f" it must be a {kind.__name__}"
-                )
+                what = f"check {index} has {field}={short_repr(value)}"
+                return f"a report whose {what}; it must be a {kind.__name__}"
     passed = getattr(report, "passed", None)
     if not isinstance(passed, bool):
         return f"a report whose .passed is {short_repr(passed)}; it must be a bool"
@@ -88,24 +76,21 @@ def report_problem(report: Any) -> str | None:
 
 def describe_name(value: object) -> dict[str, Any]:
     """What the surface invariant asks of one Day 7 name, as plain data."""
-    info: dict[str, Any] = {
-        "repr": short_repr(value),
-        "is_class": isinstance(value, type),
-        "callable": callable(value),
-        "attributes": {name: hasattr(value, name) for name in ("passed", "render")},
-        "parameters": None,
-    }
-    if isinstance(value, type):
-        info["bases"] = [base.__name__ for base in value.__bases__]
-        info["name"] = value.__name__
-        info["value_error"] = issubclass(value, ValueError)
+    info: dict[str, Any] = {"repr": short_repr(value), "callable": callable(value)}
+    info["is_class"] = is_class = isinstance(value, type)
+    info["attributes"] = {name: hasattr(value, name) for name in ("passed", "render")}
+    if is_class:
+        info["bases"] = [base.__name__ for base in value.__bases__]  # type: ignore[attr-defined]
+        info["name"] = value.__name__  # type: ignore[attr-defined]
+        info["value_error"] = issubclass(value, ValueError)  # type: ignore[arg-type]
         info["dataclass"] = dataclasses.is_dataclass(value)
         if info["dataclass"]:
-            info["init_fields"] = [f.name for f in dataclasses.fields(value) if f.init]
+            info["init_fields"] = [f.name for f in dataclasses.fields(value) if f.init]  # type: ignore[arg-type]
             params = getattr(value, "__dataclass_params__", None)
             info["frozen"] = bool(getattr(params, "frozen", False))
         slots = vars(value).get("__slots__")
         info["slots"] = None if slots is None else short_repr(slots)
+    info["parameters"] = None
     with contextlib.suppress(TypeError, ValueError):
         signature = inspect.signature(value)  # type: ignore[arg-type]
         info["parameters"] = [
@@ -117,18 +102,13 @@ def describe_name(value: object) -> dict[str, Any]:
 
 
 def canon(value: object, depth: int = 0) -> Any:
-    """`value` as comparable plain data: equal exactly when a deep copy would be.
-
-    Objects by their instance attributes, callables left out (spies and
-    replaced methods are the judge's, not the object's state).
-    """
+    """`value` as plain data, equal exactly when a deep copy would be; callables
+    left out of an object's attributes (spies are the judge's, not its state)."""
     kind, deeper = type(value).__name__, depth + 1
     if depth > MAX_DEPTH:
         return ["deep", kind]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return [kind, value]
-    if isinstance(value, bytes):
-        return [kind, value.hex()]
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return [kind, value.hex() if isinstance(value, bytes) else value]
     if isinstance(value, PurePath):
         return ["path", str(value)]
     if isinstance(value, (tuple, list)):
@@ -151,9 +131,6 @@ def canon(value: object, depth: int = 0) -> Any:
     return ["object", kind, sorted(fields.items())]
 
 
-# --- loading ---------------------------------------------------------------------
-
-
 class LoadFailed(Exception):
     pass
 
@@ -168,9 +145,8 @@ def _one_line(error: BaseException) -> str:
 
 def load(config: dict[str, Any]) -> dict[str, object]:
     """The target's Day 7 names, from a folder or a module; LoadFailed says why."""
-    folder, package = config.get("folder"), "_day7_target"
-    modules: list[types.ModuleType] = []
-    if folder:  # the folder as a synthetic package, so relative imports work
+    folder, package, modules = config.get("folder"), "_day7_target", []
+    if folder:  # the folder as a synthetic package, so its relative imports work
         spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
         spec.submodule_search_locations = [folder]
         sys.modules[package] = importlib.util.module_from_spec(spec)
@@ -184,27 +160,18 @@ def load(config: dict[str, Any]) -> dict[str, object]:
                 message = _one_line(error).replace(f"{package}.", "")
                 raise LoadFailed(f"importing {name}.py failed: {message}") from None
     else:
-        name = config["module"]
         try:
-            modules.append(importlib.import_module(name))
+            modules.append(importlib.import_module(config["module"]))
         except BaseException as error:
             missing = getattr(error, "name", None)
             if isinstance(error, ModuleNotFoundError) and missing is not None:
-                if name.startswith(missing):
+                if config["module"].startswith(missing):
                     raise LoadFailed(
                         f"no module named {missing!r} is importable"
                         " (is it installed, or on sys.path?)"
                     ) from None
             raise LoadFailed(f"importing it failed: {_one_line(error)}") from None
-    return {
-        name: getattr(module, name)
-        for module in modules
-        for name in REQUIRED_NAMES
-        if hasattr(module, name)
-    }
-
-
-# --- serving ---------------------------------------------------------------------
+    return {n: getattr(m, n) for m in modules for n in REQUIRED_NAMES if hasattr(m, n)}
 
 
 class Worker:
@@ -214,24 +181,23 @@ class Worker:
         self.reader, self.writer = reader, writer
         self.names: dict[str, object] = {}
         self.objects: dict[int, object] = {}
-        self.numbers = itertools.count(1)
-        self.callbacks = itertools.count(1)
+        self.numbers, self.callbacks = itertools.count(1), itertools.count(1)
         self.spied: list[str] = []
-        self.hang_file: Any = None
         self.batch: list[Any] = []
+        into = self.into
         self.tags = {  # what each tag of a value the judge sends becomes here
-            "$t": lambda items: tuple(self.into(items)),
-            "$d": lambda pairs: {self.into(k): self.into(v) for k, v in pairs},
-            "$h": self.held,
+            "$t": lambda items: tuple(into(items)),
+            "$d": lambda pairs: {into(k): into(v) for k, v in pairs},
+            "$h": lambda number: self.objects[number],
             "$n": lambda name: self.names[name],
             "$p": Path,
             "$b": base64.b64decode,
-            "$fs": lambda items: frozenset(self.into(items)),
-            "$set": lambda items: set(self.into(items)),
-            "$ns": lambda fields: types.SimpleNamespace(**self.into(fields)),
+            "$fs": lambda items: frozenset(into(items)),
+            "$set": lambda items: set(into(items)),
+            "$ns": lambda fields: types.SimpleNamespace(**into(fields)),
             "$cb": lambda number: Callback(self, number),
             "$opaque": lambda name: (
-                type(str(name), (), {})() if name != "object" else object()
+                object() if name == "object" else type(str(name), (), {})()
             ),
             "$r": lambda index: self.batch[index],
             "$raiser": self.raiser,
@@ -243,62 +209,50 @@ class Worker:
             return value
         if isinstance(value, str):
             return str(value)
+        kind, deeper = type(value), depth + 1
         if depth > 4 * MAX_DEPTH:
-            return self.handle(value)
-        deeper = depth + 1
-        if type(value) in (tuple, list) or (
-            isinstance(value, tuple) and not hasattr(value, "_fields")
-        ):
+            pass  # deeper than any report: a handle
+        elif kind is list or isinstance(value, tuple) and not hasattr(value, "_fields"):
             items = [self.out(item, deeper) for item in value[:MAX_ITEMS]]  # type: ignore[index]
-            return items if isinstance(value, list) else {"$t": items}
-        if type(value) is dict:
-            pairs = itertools.islice(value.items(), MAX_ITEMS)
+            return items if kind is list else {"$t": items}
+        elif kind is dict:
+            pairs = itertools.islice(value.items(), MAX_ITEMS)  # type: ignore[attr-defined]
             return {
                 "$d": [[self.out(k, deeper), self.out(v, deeper)] for k, v in pairs]
             }
-        if isinstance(value, bytes):
+        elif isinstance(value, bytes):
             return {"$b": base64.b64encode(value).decode("ascii")}
-        if isinstance(value, PurePath):
+        elif isinstance(value, PurePath):
             return {"$p": os.fspath(value)}
-        if type(value) in (set, frozenset):
-            tag = "$fs" if isinstance(value, frozenset) else "$set"
-            return {tag: [self.out(item, deeper) for item in value]}  # type: ignore[attr-defined]
-        return self.handle(value)
-
-    def handle(self, value: object) -> dict[str, Any]:
+        elif kind in (set, frozenset):
+            items = [self.out(item, deeper) for item in value]  # type: ignore[attr-defined]
+            return {"$fs" if kind is frozenset else "$set": items}
         number = next(self.numbers)
         self.objects[number] = value
-        return {"$h": number, "type": type(value).__name__}
+        return {"$h": number, "type": kind.__name__}
 
     def into(self, value: Any) -> Any:
         """The judge's tagged data as values here."""
         if isinstance(value, list):
             return [self.into(item) for item in value]
-        if not isinstance(value, dict):
-            return value
-        for tag, make in self.tags.items():
+        for tag, make in self.tags.items() if isinstance(value, dict) else ():
             if tag in value:
                 return make(value[tag])  # type: ignore[operator]
-        raise ValueError(f"an untagged object crossed: {sorted(value)[:3]}")
-
-    def held(self, number: int) -> object:
-        if number not in self.objects:
-            raise LookupError(f"handle {number} is not held")
-        return self.objects[number]
+        if isinstance(value, dict):
+            raise ValueError(f"an untagged object crossed: {sorted(value)[:3]}")
+        return value
 
     def raiser(self, name: str) -> Any:
-        """A store lookup that fails (or returns junk), as the world asks."""
+        """A store's lookup that fails (or returns junk), as the world asks."""
         if name == "junk":
             return lambda call_id: {"tool_call_id": call_id, "tool": "write_file"}
-        error_type = self.names.get(name)
-        if not (name == "AgentError" and isinstance(error_type, type)):
-            lookup = name in ("AgentError", "LookupFailure")
-            error_type = (
-                type(name, (Exception,), {}) if lookup else getattr(builtins, name)
-            )
+        error = self.names.get(name)
+        if not (name == "AgentError" and isinstance(error, type)):
+            made = name in ("AgentError", "LookupFailure")
+            error = type(name, (Exception,), {}) if made else getattr(builtins, name)
 
         def get(call_id: str) -> Any:
-            raise error_type(f"lookup of {call_id} broke")  # type: ignore[operator]
+            raise error(f"lookup of {call_id} broke")  # type: ignore[operator]
 
         return get
 
@@ -307,20 +261,17 @@ class Worker:
             "utf-8", "surrogatepass"
         )
         if len(data) > MAX_LINE:
-            too_long = ValueError(f"a reply of {len(data)} bytes is too long")
             said = {k: message[k] for k in ("id", "cb") if k in message}
-            data = (
-                json.dumps({**said, "raised": _error_data(too_long)}) + "\n"
-            ).encode()
+            said["raised"] = _error_data(
+                ValueError(f"a reply of {len(data)} bytes is too long")
+            )
+            data = (json.dumps(said) + "\n").encode()
         self.writer.write(data)
         self.writer.flush()
 
     def serve(self, until_callback: int | None = None) -> Any:
         """Answer requests; with `until_callback`, return that callback's answer."""
-        while True:
-            line = self.reader.readline(MAX_LINE + 1)
-            if not line:
-                os._exit(0)  # the judge is gone
+        while line := self.reader.readline(MAX_LINE + 1):
             message = json.loads(line.decode("utf-8", "surrogatepass"))
             if "cb" in message:
                 if message["cb"] != until_callback:
@@ -338,68 +289,95 @@ class Worker:
                 if isinstance(error, MemoryError):
                     reply["fatal"] = True
             self.send(reply)
-            if reply.get("fatal"):
+            if "fatal" in reply:
                 os._exit(3)
+        os._exit(0)  # the judge is gone
 
     def dispatch(self, message: dict[str, Any]) -> Any:
-        op = message.get("op")
+        op, into = message.get("op"), self.into
         if op == "call" and message.get("view"):
             # evaluate_run: a report, its rows and who built each check, in one answer.
-            makers = Makers(self.into(message["fn"]), self.names.get("EvaluationCheck"))
+            makers = Makers(into(message["fn"]), self.names.get("EvaluationCheck"))
             with makers.recording():
                 value = self.step(message)
             return {"value": value, "view": self.view(value, makers)}
-        if op == "call":
-            return self.step(message)
-        if op == "batch":
-            return self.run_batch(message["steps"])
+        if op in ("call", "batch"):
+            return self.step(message) if op == "call" else self.run(message["steps"])
         if op == "getattr":
-            return getattr(self.into(message["obj"]), message["name"])
+            return getattr(into(message["obj"]), message["name"])
         if op == "setattr":  # `force`: past a frozen dataclass's own __setattr__
             put = object.__setattr__ if message.get("force") else setattr
-            put(self.into(message["obj"]), message["name"], self.into(message["value"]))
-            return None
+            return put(into(message["obj"]), message["name"], into(message["value"]))
         if op == "special":
-            target, name = self.into(message["obj"]), message["name"]
+            target, name = into(message["obj"]), message["name"]
             if name == "__iter__":
                 return list(itertools.islice(iter(target), MAX_ITEMS))
             if name == "repr":
                 return short_repr(target, 400)
-            return getattr(type(target), name)(
-                target, *self.into(message.get("args", []))
-            )
+            return getattr(type(target), name)(target, *into(message.get("args", [])))
         if op == "replace":
-            obj, changes = self.into(message["obj"]), self.into(message["changes"])
-            return dataclasses.replace(obj, **changes)
+            return dataclasses.replace(into(message["obj"]), **into(message["changes"]))
         if op == "report":
-            return self.view(self.into(message["obj"]))
+            return self.view(into(message["obj"]))
         if op == "describe":
             return {name: describe_name(value) for name, value in self.names.items()}
         if op == "state":
-            return self.state(self.into(message["objects"]))
+            state = {label: canon(v) for label, v in into(message["objects"]).items()}
+            try:
+                state["the process's working directory"] = os.getcwd()
+            except OSError as error:
+                state["the process's working directory"] = f"<unavailable: {error}>"
+            return {**state, "the process's environment": dict(os.environ)}
         if op == "spy":
-            self.spy(self.into(message["workspace"]), self.into(message["stores"]))
-            return None
+            return self.spy(into(message["workspace"]), into(message["stores"]))
         if op == "spied":
             calls, self.spied = self.spied, []
             return calls
-        if op == "audit":
-            return self.audited(message)
+        if op == "audit":  # raw records and where this process imports from
+            fn, args, recorder = (
+                into(message["fn"]),
+                into(message["args"]),
+                AccessRecorder(),
+            )
+            outcome: dict[str, Any] = {}
+            try:
+                with recorder.armed():
+                    outcome["value"] = fn(*args)
+            except BaseException as error:
+                outcome["raised"] = _error_data(error)
+            return {
+                **outcome,
+                "accesses": recorder.accesses[:1000],
+                "places": recorder.places,
+            }
         if op == "ping":
             return os.getpid()
         raise ValueError(f"unknown op {op!r}")
 
     def step(self, step: dict[str, Any]) -> Any:
-        """One call (`fn`, optional `method`, `args`, `kwargs`) or forced field."""
+        """One call (`fn`, maybe a `method` of it, `args`, `kwargs`) or forced field."""
         if "force" in step:
             owner, value = self.into(step["force"]), self.into(step["value"])
-            object.__setattr__(owner, step["name"], value)
-            return None
+            return object.__setattr__(owner, step["name"], value)
         fn = self.into(step["fn"])
         if "method" in step:
             fn = getattr(fn, step["method"])
         args = self.into(step.get("args", []))
         return fn(*args, **self.into(step.get("kwargs", {"$d": []})))
+
+    def run(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        """Steps in order, a later one naming an earlier one's result as
+        `{"$r": i}`; stops at the first that raises, saying which."""
+        self.batch = results = []
+        try:
+            for step in steps:
+                results.append(self.step(step))
+        except BaseException as error:
+            failed = {"failed": len(results), "raised": _error_data(error)}
+            return {"results": results, **failed}
+        finally:
+            self.batch = []
+        return {"results": results}
 
     def view(self, report: Any, makers: Makers | None = None) -> dict[str, Any]:
         """The report's shape problem or its rows (and, from `makers`, the
@@ -417,68 +395,27 @@ class Worker:
             return {"raised": _error_data(error)}
         return said
 
-    def run_batch(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
-        """Steps in order, a later one naming an earlier one's result as
-        `{"$r": i}`; stops at the first that raises, saying which."""
-        self.batch = results = []
-        try:
-            for index, step in enumerate(steps):
-                try:
-                    results.append(self.step(step))
-                except BaseException as error:
-                    raised = _error_data(error)
-                    return {"results": results, "failed": index, "raised": raised}
-            return {"results": results}
-        finally:
-            self.batch = []
-
-    def state(self, objects: dict[str, Any]) -> dict[str, Any]:
-        state = {label: canon(value) for label, value in objects.items()}
-        try:
-            state["the process's working directory"] = os.getcwd()
-        except OSError as error:
-            state["the process's working directory"] = f"<unavailable: {error}>"
-        state["the process's environment"] = dict(os.environ)
-        return state
-
     def spy(self, workspace: Any, stores: list[Any]) -> None:
         """Wrap the workspace's tools and the stores' `put` to note each call."""
 
         def recording(owner: Any, name: str, label: str) -> None:
             original = getattr(owner, name, None)
-            if not callable(original):
-                return
 
             def spy(*args: Any, **kwargs: Any) -> Any:
                 shown = [*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]
                 self.spied.append(f"{label}({', '.join(shown)})")
-                return original(*args, **kwargs)
+                return original(*args, **kwargs)  # type: ignore[misc]
 
-            setattr(owner, name, spy)
+            if callable(original):
+                setattr(owner, name, spy)
 
         for name in SPIED_WORKSPACE_METHODS:
             recording(workspace, name, f"workspace.{name}")
-        seen = {id(store): store for store in stores}
-        store = getattr(workspace, "receipt_store", None)
-        if store is not None:
-            seen[id(store)] = store
-        for store in seen.values():
+        stores = [*stores, getattr(workspace, "receipt_store", None)]
+        for store in {
+            id(store): store for store in stores if store is not None
+        }.values():
             recording(store, "put", "receipts.put")
-
-    def audited(self, message: dict[str, Any]) -> dict[str, Any]:
-        """The call, with every open, process, socket and change it made recorded:
-        raw records and this process's import places, for the judge to judge."""
-        fn, args = self.into(message["fn"]), self.into(message.get("args", []))
-        recorder = AccessRecorder()
-        outcome: dict[str, Any] = {}
-        try:
-            with recorder.armed():
-                outcome["value"] = fn(*args)
-        except BaseException as error:
-            outcome["raised"] = _error_data(error)
-        outcome["accesses"] = recorder.accesses[:1000]
-        outcome["places"] = recorder.places
-        return outcome
 
 
 class Makers:
@@ -500,14 +437,25 @@ class Makers:
 
     @contextlib.contextmanager
     def recording(self) -> Any:
-        evaluate = self.evaluate
+        evaluate, built, check_type = self.evaluate, self.built, self.check_type
         module = None if evaluate is None else evaluate.__globals__
-        if self.check_type is None or type(module) is not dict:
+        if check_type is None or type(module) is not dict:
             yield
             return
-        home = evaluate.__code__.co_filename  # type: ignore[union-attr]
-        # Only what reads as a plain function here: nothing of the
+
+        def noting(function: Any, name: str) -> Any:
+            def noted(*args: Any, **kwargs: Any) -> Any:
+                value = function(*args, **kwargs)
+                if type(value) is check_type and id(value) not in built:
+                    if len(built) < MAX_ITEMS:
+                        built[id(value)] = (value, name)
+                return value
+
+            return noted
+
+        # Only what reads as a plain function of this file: nothing of the
         # learner's runs (an alias, a method or a lambda is no name to give).
+        home = evaluate.__code__.co_filename  # type: ignore[union-attr]
         originals = {
             name: value
             for name, value in list(module.items())
@@ -518,7 +466,7 @@ class Makers:
             and value.__code__.co_name == name
             and not name.startswith("__")
         }
-        wrappers = {name: self._noting(f, name) for name, f in originals.items()}
+        wrappers = {name: noting(f, name) for name, f in originals.items()}
         module.update(wrappers)
         try:
             yield
@@ -526,18 +474,6 @@ class Makers:
             for name, wrapper in wrappers.items():
                 if module.get(name) is wrapper:  # unless the learner rebound it
                     module[name] = originals[name]
-
-    def _noting(self, function: Any, name: str) -> Any:
-        built, check_type = self.built, self.check_type
-
-        def noting(*args: Any, **kwargs: Any) -> Any:
-            value = function(*args, **kwargs)
-            if type(value) is check_type and id(value) not in built:
-                if len(built) < MAX_ITEMS:
-                    built[id(value)] = (value, name)
-            return value
-
-        return noting
 
 
 class Callback:
@@ -560,10 +496,9 @@ class Callback:
 
 def _error_data(error: BaseException) -> dict[str, Any]:
     """An exception as data: its type, the builtin it derives from, its message."""
+    mro = type(error).__mro__
     builtin = next(
-        kind.__name__
-        for kind in type(error).__mro__
-        if kind.__module__ == "builtins" and issubclass(kind, BaseException)
+        k for k in mro if k.__module__ == "builtins" and issubclass(k, BaseException)
     )
     try:
         message = str(error)[:4000]
@@ -574,13 +509,8 @@ def _error_data(error: BaseException) -> dict[str, Any]:
         code = tb.tb_frame.f_code
         where.append([code.co_filename, tb.tb_lineno, code.co_name])
         tb = tb.tb_next
-    name = type(error).__name__
-    return {
-        "type": name,
-        "builtin": builtin,
-        "message": message,
-        "where": where[-8:][::-1],
-    }
+    said = {"type": type(error).__name__, "builtin": builtin.__name__}
+    return {**said, "message": message, "where": where[-8:][::-1]}
 
 
 def _rebuilt(data: dict[str, Any]) -> BaseException:
@@ -588,8 +518,9 @@ def _rebuilt(data: dict[str, Any]) -> BaseException:
     base = getattr(builtins, str(data.get("builtin")), Exception)
     if not (isinstance(base, type) and issubclass(base, Exception)):
         base = Exception
-    kind = type(str(data.get("type", "Exception")), (base,), {})
-    return kind(str(data.get("message", "")))
+    return type(str(data.get("type", "Exception")), (base,), {})(
+        str(data.get("message", ""))
+    )
 
 
 def main() -> None:
@@ -605,15 +536,15 @@ def main() -> None:
         memory = int(config["memory"])
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    sys.path.extend(p for p in config.get("path", ()) if p not in sys.path)
-    dump = config.get("load_seconds")
-    if isinstance(config.get("hang_fd"), int):
-        worker.hang_file = hang = os.fdopen(config["hang_fd"], "w")
+    sys.path += [p for p in dict.fromkeys(config.get("path", ())) if p not in sys.path]
+    hang, dump = config.get("hang_fd"), config.get("load_seconds")
+    if isinstance(hang, int):
+        hang = os.fdopen(hang, "w")
         # The judge, about to end a call that outlived its deadline, asks for
         # the stack with SIGUSR1: written from C, so a loop that holds the
         # interpreter or blocks other signals still says where it was.
         faulthandler.register(signal.SIGUSR1, file=hang, all_threads=False)
-        if isinstance(dump, (int, float)) and dump > 0:  # a load that hangs
+        if isinstance(dump, (int, float)) and dump > 0:  # and if the load hangs
             faulthandler.dump_traceback_later(dump, file=hang)
     try:
         worker.names = load(config)
@@ -621,8 +552,7 @@ def main() -> None:
         worker.send({"protocol": PROTOCOL, "load_error": str(error)})
         os._exit(0)
     finally:
-        if worker.hang_file is not None:
-            faulthandler.cancel_dump_traceback_later()
+        faulthandler.cancel_dump_traceback_later()
     names = {name: isinstance(value, type) for name, value in worker.names.items()}
     worker.send({"protocol": PROTOCOL, "names": names, "pid": os.getpid()})
     worker.serve()
