@@ -177,7 +177,10 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     base = tmp_path_factory.mktemp("sandbox")
     checkout = base / "checkout"  # the command's own package, as run from a checkout
     checkout.mkdir()
-    for name in ("day7_verify", "strategies", "tests/conftest.py", "tests/invariants"):
+    for name in (
+        *("day7_verify", "strategies", "judge", "worker"),
+        *("tests/conftest.py", "tests/invariants"),
+    ):
         target = checkout / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if (ROOT / name).is_dir():
