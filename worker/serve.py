@@ -164,12 +164,10 @@ def load(config: dict[str, Any]) -> dict[str, object]:
             modules.append(importlib.import_module(config["module"]))
         except BaseException as error:
             missing = getattr(error, "name", None)
-            if isinstance(error, ModuleNotFoundError) and missing is not None:
-                if config["module"].startswith(missing):
-                    raise LoadFailed(
-                        f"no module named {missing!r} is importable"
-                        " (is it installed, or on sys.path?)"
-                    ) from None
+            absent = isinstance(error, ModuleNotFoundError) and missing is not None
+            if absent and config["module"].startswith(missing):
+                why = f"no module named {missing!r} is importable"
+                raise LoadFailed(f"{why} (is it installed, or on sys.path?)") from None
             raise LoadFailed(f"importing it failed: {_one_line(error)}") from None
     return {n: getattr(m, n) for m in modules for n in REQUIRED_NAMES if hasattr(m, n)}
 
@@ -333,23 +331,8 @@ class Worker:
         if op == "spied":
             calls, self.spied = self.spied, []
             return calls
-        if op == "audit":  # raw records and where this process imports from
-            fn, args, recorder = (
-                into(message["fn"]),
-                into(message["args"]),
-                AccessRecorder(),
-            )
-            outcome: dict[str, Any] = {}
-            try:
-                with recorder.armed():
-                    outcome["value"] = fn(*args)
-            except BaseException as error:
-                outcome["raised"] = _error_data(error)
-            return {
-                **outcome,
-                "accesses": recorder.accesses[:1000],
-                "places": recorder.places,
-            }
+        if op == "audit":
+            return self.audited(into(message["fn"]), into(message.get("args", [])))
         if op == "ping":
             return os.getpid()
         raise ValueError(f"unknown op {op!r}")
@@ -406,27 +389,35 @@ class Worker:
                 self.spied.append(f"{label}({', '.join(shown)})")
                 return original(*args, **kwargs)  # type: ignore[misc]
 
-            if callable(original):
+            if callable(original):  # a store of None, say, has nothing to spy on
                 setattr(owner, name, spy)
 
         for name in SPIED_WORKSPACE_METHODS:
             recording(workspace, name, f"workspace.{name}")
         stores = [*stores, getattr(workspace, "receipt_store", None)]
-        for store in {
-            id(store): store for store in stores if store is not None
-        }.values():
+        for store in {id(store): store for store in stores}.values():
             recording(store, "put", "receipts.put")
+
+    def audited(self, fn: Any, args: list[Any]) -> dict[str, Any]:
+        """The call, with raw records of what it opened, started or changed and
+        where this process imports from: the judge judges them (judge/access.py)."""
+        recorder, outcome = AccessRecorder(), {}
+        try:
+            with recorder.armed():
+                outcome["value"] = fn(*args)
+        except BaseException as error:
+            outcome["raised"] = _error_data(error)
+        outcome["accesses"] = recorder.accesses[:1000]
+        return {**outcome, "places": recorder.places}
 
 
 class Makers:
     """Which of the learner's functions built each check `evaluate_run` returns.
 
-    While recording, each plain module-level function of `evaluate_run`'s
-    file is bound in its module to a wrapper noting the first of them (the
-    innermost) to return each check object; the bindings are put back after.
-    A check nobody noted is evaluate_run's. Not a trace hook: that slows
-    every line of the call twofold. The learner's word (their code could
-    forge it): it only words a lesson's hint, never a verdict.
+    For the call, each plain function of evaluate_run's file is rebound in its
+    module to a wrapper noting the first (innermost) to return each check; a
+    check nobody noted is evaluate_run's. Not a trace hook: that slows every
+    line twofold. The learner's word: it words a hint, never a verdict.
     """
 
     def __init__(self, evaluate: Any, check_type: Any) -> None:
