@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from judge.access import accesses, violations
 from judge.bounds import Deadline, Expired, within
 from judge.build import materialise
 from judge.fixes import placed
@@ -27,7 +28,7 @@ from judge.verdicts import assert_truth, judging
 from judge.watch import HANG_SECONDS, Figures, Outcome, call_with_deadline
 from strategies.vocabulary import EVALUATE
 from strategies.world import World, describe, truth
-from worker.audit import Access, AccessRecorder
+from worker.audit import AccessRecorder
 
 __all__ = ["judge_access", "judge_hostile"]
 
@@ -123,14 +124,18 @@ def judge_access(
                 fifos=built.fifos,
                 inside=recorder.armed,
             )
-        problems = recorder.violations(
-            root=built.root, log=built.log_path, secrets=built.secrets
+        seen = accesses(recorder.accesses)
+        problems = violations(
+            seen,
+            root=built.root,
+            log=built.log_path,
+            secrets=built.secrets,
+            places=recorder.places,
         )
-        accesses = recorder.accesses
-        figures.add("paths opened", sum(a.kind == "path" for a in accesses))
-        figures.add("processes", sum(a.kind == "process" for a in accesses))
-        figures.add("network uses", sum(a.kind == "network" for a in accesses))
-        figures.add("filesystem changes", sum(a.kind == "change" for a in accesses))
+        figures.add("paths opened", sum(a.kind == "path" for a in seen))
+        figures.add("processes", sum(a.kind == "process" for a in seen))
+        figures.add("network uses", sum(a.kind == "network" for a in seen))
+        figures.add("filesystem changes", sum(a.kind == "change" for a in seen))
         figures.add("secrets opened", sum("the secret" in p for p in problems))
         figures.add(
             "opened outside root and log", sum("outside" in p for p in problems)
@@ -177,7 +182,7 @@ def _audited_remotely(
     target: Any, built: Any, recorder: AccessRecorder, seconds: float
 ) -> Outcome:
     """The audited call made in the worker, where the target's code runs: the
-    worker arms the same recorder there and sends what it saw as data."""
+    worker arms the same recorder there and sends its records as data."""
     client = target.client
     outcome = Outcome()
     deadline = Deadline(seconds)
@@ -204,8 +209,9 @@ def _audited_remotely(
         outcome.error = rebuilt(said["raised"])
     else:
         outcome.value = said.get("value")
-    for kind, event, raw, reached, writes in said.get("accesses", ()):
-        recorder.accesses.append(
-            Access(str(kind), str(event), str(raw), reached, bool(writes))
-        )
+    # Raw records and the worker's own import places: judged here (judge.access).
+    records, places = said.get("accesses"), said.get("places")
+    recorder.accesses = list(records) if isinstance(records, list) else [records]
+    if isinstance(places, list):
+        recorder.places = [place for place in places if isinstance(place, str)]
     return outcome

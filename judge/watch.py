@@ -11,7 +11,8 @@ also take is `judge.snapshot`'s, the one the read-only invariants use:
   runs in a worker thread, and on a timeout the world's FIFOs are opened for
   writing, which lets a blocked reader return and the thread finish.
 * what the call opened is `worker.audit`'s `AccessRecorder` (standard
-  library only, so the worker records with it too).
+  library only, so the worker records with it too); `judge.access` judges
+  its records.
 
 `Figures` counts what the properties saw and reports it at the end of the
 run through a small pytest plugin object (no import of pytest here).

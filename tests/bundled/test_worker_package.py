@@ -1,0 +1,123 @@
+"""The worker package stays small and standard library only; the judge judges its audit.
+
+worker/ is the one place a learner's code runs: it must start anywhere a
+Python does (nothing but the standard library) and be readable in one
+sitting. Its audit recorder sends raw records and the worker's own import
+places; judge/access.py decides what they mean.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _command_learners import learner_folder
+
+from judge import judge_access, load_target
+from judge.access import Access, accesses, violations
+from judge.lessons import InvariantFailure
+from judge.target import Target
+from strategies import PASSING_WORLD
+
+WORKER = Path(__file__).resolve().parents[2] / "worker"
+#: The line budget of the whole package (issue 24 asks for under 500; what
+#: it holds today is the ceiling, so it can only shrink).
+CEILING = 740
+GOAL = 500
+
+
+def _lines() -> int:
+    return sum(len(p.read_text("utf-8").splitlines()) for p in WORKER.glob("*.py"))
+
+
+def test_the_worker_package_does_not_grow() -> None:
+    """The worker package (wc -l worker/*.py) stays within its line ceiling."""
+    assert _lines() <= CEILING, f"worker/ has {_lines()} lines, over {CEILING}"
+
+
+@pytest.mark.xfail(reason="issue 24: the worker is not yet under 500 lines")
+def test_the_worker_package_is_readable_in_one_sitting() -> None:
+    """The worker package is under 500 lines (the goal: lower CEILING as it shrinks)."""
+    assert _lines() < GOAL
+
+
+def test_the_worker_imports_only_the_standard_library() -> None:
+    """Every import in worker/ is of the standard library or of worker itself."""
+    assert sys.version_info >= (3, 10)
+    allowed = {*sys.stdlib_module_names, "worker"}
+    strays = []
+    for path in sorted(WORKER.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            strays += [
+                f"{path.name}: {n}" for n in names if n.split(".")[0] not in allowed
+            ]
+    assert not strays
+
+
+def test_a_workers_unreadable_record_is_a_violation() -> None:
+    """A record the worker sent malformed is judged as an access that cannot be
+    placed, never skipped (the worker's records are the learner's word)."""
+    read = accesses([["path", "open"], None, ["path", "open", "/r/a", "/r/a", False]])
+    assert read[2] == Access("path", "open", "/r/a", "/r/a", False)
+    problems = violations(read, root="/r", log=None)
+    assert len(problems) == 2
+    assert all("cannot be placed" in problem for problem in problems)
+
+
+def test_module_files_are_allowed_only_in_the_recording_process_places() -> None:
+    """The import system reading a module file passes only inside the import
+    places of the process that read it (the worker says where its are)."""
+    read = [Access("path", "open", "m.py", "/opt/lib/m.py")]
+    assert violations(read, root="/r", log=None, places=["/opt/lib"]) == []
+    assert violations(read, root="/r", log=None, places=["/usr/lib"])
+
+
+# evaluate_run wrapped: a lazy import of a module not yet imported, and
+# (when asked) a read of a file outside the root.
+_WRAPPED = (
+    "\n\n_evaluate_run = evaluate_run\n\n\n"
+    "def evaluate_run(*args, **kwargs):\n"
+    "    import wave  # the import system reads module files\n"
+    "{stray}"
+    "    return _evaluate_run(*args, **kwargs)\n"
+)
+
+
+@pytest.fixture
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Target]:
+    folder = learner_folder(tmp_path, "learner")
+    module = folder / "evaluation.py"
+    tail = _WRAPPED.format(stray=request.param)
+    module.write_text(module.read_text("utf-8") + tail, "utf-8")
+    loaded = load_target(impl_path=folder)
+    assert loaded.remote
+    try:
+        yield loaded
+    finally:
+        loaded.client.stop()
+
+
+@pytest.mark.parametrize("target", [""], indirect=True)
+def test_a_lazy_import_in_the_worker_is_no_stray_access(target: Target) -> None:
+    """Module files a call imports in the worker are judged with the worker's
+    import places: a lazy import is not an access outside the root."""
+    judge_access(target, PASSING_WORLD)
+
+
+_STRAY = "    open('/proc/self/status').close()\n"
+
+
+@pytest.mark.parametrize("target", [_STRAY], indirect=True)
+def test_a_read_outside_the_root_in_the_worker_fails(target: Target) -> None:
+    """A file outside the root read in the worker fails the audit, named."""
+    with pytest.raises(InvariantFailure, match="opened outside the root and the log"):
+        judge_access(target, PASSING_WORLD)
