@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import tempfile
 import zlib
@@ -17,10 +16,12 @@ from judge import (
     assert_truth,
     build_in,
     evaluate,
+    evidence_bytes,
     fail,
     judged,
     judging,
     report_view,
+    rewrite_evidence,
     rows_without_tree,
     safefs,
     scratch_parent,
@@ -190,7 +191,7 @@ def test_evidence_changed_in_place_at_the_same_size_and_time_is_read_again(
             f" store: {rewrite}"
         )
         with judging(after, target, changed):
-            _rewrite(built, rewrite, wanted)
+            rewrite_evidence(built, _spot(built, rewrite), wanted, rewrite.way)
             report = evaluate(target, built, run=later.run, case=later.case)
             _judged_here(target, after, report, tree, hint=_STALE)
 
@@ -214,19 +215,12 @@ def _spot(built, rewrite: Rewrite) -> tuple[str, ...]:
 def _evidence(built, rewrite: Rewrite) -> bytes:
     """The bytes at the rewrite's spot, read without following a link."""
     parts = _spot(built, rewrite)
-    try:
-        with safefs.opened(built.tree, parts[:-1]) as folder:
-            data = safefs.read_regular(folder, parts[-1])
-    except safefs.Unexpected as error:
-        data = None
-        found = str(error)
-    else:
-        found = "missing"
-    if data is None:
+    data = evidence_bytes(built, parts)
+    if not isinstance(data, bytes):
         fail(
             world="",
             expected=f"{'/'.join(parts)} to stay the regular file the world put there",
-            observed=f"it is {found}",
+            observed=f"it is {data or 'missing'}",
             hint=placed(
                 "evaluation and the Day 1-6 tools must not replace, remove or"
                 " link the workspace's files and the receipt log",
@@ -234,35 +228,6 @@ def _evidence(built, rewrite: Rewrite) -> bytes:
             ),
         )
     return data
-
-
-def _rewrite(built, rewrite: Rewrite, wanted: bytes) -> None:
-    """Put `wanted` at the rewrite's spot the rewrite's way, times put back."""
-    parts = _spot(built, rewrite)
-    old = _evidence(built, rewrite)
-    try:
-        with safefs.opened(built.tree, parts[:-1]) as folder:
-            if rewrite.way == "new_inode":
-                info = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False)
-                safefs.replace(
-                    folder,
-                    parts[-1],
-                    wanted,
-                    times_ns=(info.st_atime_ns, info.st_mtime_ns),
-                )
-            else:
-                safefs.rewrite_in_place(folder, parts[-1], old, wanted, rewrite.way)
-    except safefs.Unexpected as error:
-        fail(
-            world="",
-            expected=f"{'/'.join(parts)} to stay the regular file the world put there",
-            observed=f"learner code changed it: {error}",
-            hint=placed(
-                "evaluation must not link, replace or keep writing the workspace's"
-                " files and the receipt log after it returns",
-                "evaluate_run",
-            ),
-        )
 
 
 def _judged_here(target, world: World, report, tree: Path, hint: str = "") -> None:
