@@ -246,13 +246,24 @@ def test_the_stateless_property_catches_a_cache_a_stat_cannot_tell_stale(
     module.write_text(plant(bug, module.read_text(encoding="utf-8")), encoding="utf-8")
     target = load_target(impl_path=folder)
     # Not shrunk: each shrink step is two builds and two calls in a worker,
-    # and the first failing world already says what this test checks.
-    test = settings(phases=(Phase.generate,), database=None)(
-        _invariant(
+    # and the first failing world already says what this test checks. The
+    # property has settings of its own, made when its module is imported, so
+    # the profile they inherit is swapped for that moment only.
+    current = settings.get_current_profile_name()
+    settings.register_profile(
+        "meta-unshrunk",
+        parent=settings.get_profile(current),
+        phases=(Phase.explicit, Phase.generate),
+        database=None,
+    )
+    settings.load_profile("meta-unshrunk")
+    try:
+        test = _invariant(
             "test_determinism",
             "test_evidence_changed_in_place_at_the_same_size_and_time_is_read_again",
         )
-    )
+    finally:
+        settings.load_profile(current)
     try:
         with pytest.raises(InvariantFailure) as caught:
             test(target=target)
