@@ -1041,6 +1041,19 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(STATELESS,),
     ),
     PlantedBug(
+        name="receipt-log-cached-by-inode",
+        task="receipts",
+        mistake="parses the receipt log once per (path, inode), so a log damaged"
+        " or changed in place is never read again",
+        old="        return ReceiptStore(path).get\n",
+        new='        logs = globals().setdefault("_LOGS", {})\n'
+        "        key = (str(path), info.st_ino)\n"
+        "        if key not in logs:\n"
+        "            logs[key] = ReceiptStore(path)\n"
+        "        return logs[key].get\n",
+        catches=(STATELESS, TAMPERED),
+    ),
+    PlantedBug(
         name="receipt-log-cached-by-mtime",
         task="receipts",
         mistake="parses the receipt log once per (size, mtime), so a log"

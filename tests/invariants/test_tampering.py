@@ -182,9 +182,8 @@ def _damaged_in_place(target, case: Tampering, built, damaged: bytes) -> None:
         except InvariantFailure as wrong:
             wrong.cause = "stateless:kept-evidence"
             wrong.hint = (
-                "reload the receipt log through a fresh ReceiptStore(path) on every"
-                " call: a log kept by its path, size or modification time cannot"
-                f" see it rewritten in place; {wrong.hint}"
+                "a log kept by its path, size, inode or modification time cannot"
+                f" see it rewritten in place with its times put back; {wrong.hint}"
             )
             raise
 
