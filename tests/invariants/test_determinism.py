@@ -187,7 +187,7 @@ def test_evidence_changed_in_place_at_the_same_size_and_time_is_read_again(
             built = build_in(before, target, tree)
             _judged_here(target, before, evaluate(target, built), tree)
         changed = (
-            f"evaluated after the world before it, with the same workspace and"
+            "evaluated after the world before it, with the same workspace and"
             f" store: {rewrite}"
         )
         with judging(after, target, changed):
