@@ -19,7 +19,8 @@ from typing import Any
 
 # Each module, and the names it lends the package.
 _HOMES = {
-    "judge.build": "build_in make_case materialise rewrite_in_root scratch_parent",
+    "judge.build": "build_in evidence_bytes make_case materialise rewrite_evidence"
+    " rewrite_in_root scratch_parent",
     "judge.verdicts": "assert_truth check_maker evaluate judged judging"
     " rows_without_tree shown_names shown_row verdict_cause",
     "judge.hardened": "judge_access judge_hostile",

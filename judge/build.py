@@ -70,9 +70,11 @@ from strategies.world import (
 __all__ = [
     "Built",
     "build_in",
+    "evidence_bytes",
     "make_case",
     "make_events",
     "materialise",
+    "rewrite_evidence",
     "rewrite_in_root",
     "scratch_parent",
 ]
@@ -768,6 +770,50 @@ def rewrite_in_root(built: Built, path: str, data: bytes) -> None:
             ),
             cause="substrate:run_agent",
         ) from None
+
+
+def rewrite_evidence(built: Built, parts: Sequence[str], data: bytes, way: str) -> None:
+    """Give the tree's regular file at `parts` (names under the tree) the bytes
+    `data`, the way `way` says (`strategies.rewrites.REWRITE_WAYS`: in the same
+    inode, or as a new inode), its modification and access times put back.
+
+    The bytes a cache keyed by what a stat shows cannot see changing. Never
+    through a link: learner code that left anything but the regular file of
+    one link there fails the world as a lesson.
+    """
+    try:
+        with safefs.opened(built.tree, parts[:-1]) as folder:
+            old = safefs.read_regular(folder, parts[-1])
+            if old is None:
+                raise safefs.Unexpected(parts[-1], "missing", "a regular file")
+            if way == "new_inode":
+                info = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False)
+                times = (info.st_atime_ns, info.st_mtime_ns)
+                safefs.replace(folder, parts[-1], data, times_ns=times)
+            else:
+                safefs.rewrite_in_place(folder, parts[-1], old, data, way)
+    except safefs.Unexpected as error:
+        raise InvariantFailure(
+            world="",
+            expected=f"{'/'.join(parts)} to stay the regular file the world put there",
+            observed=f"learner code changed it: {error}",
+            hint=placed(
+                "evaluation and the Day 1-6 tools must not replace, remove or link"
+                " the workspace's files and the receipt log, nor keep writing them"
+                " after the call returns",
+                "evaluate_run",
+            ),
+        ) from None
+
+
+def evidence_bytes(built: Built, parts: Sequence[str]) -> bytes | str | None:
+    """The tree's file at `parts` (names under the tree), read without
+    following links: its bytes, None if missing, or what stands there."""
+    try:
+        with safefs.opened(built.tree, parts[:-1]) as folder:
+            return safefs.read_regular(folder, parts[-1])
+    except safefs.Unexpected as error:
+        return str(error)
 
 
 # --- the whole world ---------------------------------------------------------------

@@ -11,7 +11,10 @@ the lesson of the invariant it was checking, never following it.
 
 Writes never open an existing file for writing: a fresh name is created with
 O_EXCL in the directory and renamed over the old one (a rename replaces a
-link, never what it points to). Appending is reading, then replacing.
+link, never what it points to). Appending is reading, then replacing. The
+one exception is `rewrite_in_place`, which must keep the inode (a cache by
+inode is what it tests): it opens without following, refuses anything but a
+regular file of one link, and checks it opened what it looked at.
 
 This module stands on its own (only the standard library), so it moves with
 the judge wherever the judge lives.
@@ -27,6 +30,7 @@ import stat
 from collections.abc import Iterator, Sequence
 
 __all__ = [
+    "IN_PLACE_WAYS",
     "LIMIT",
     "Unexpected",
     "append",
@@ -44,6 +48,7 @@ __all__ = [
     "remove_tree",
     "rename",
     "replace",
+    "rewrite_in_place",
     "walk",
 ]
 
@@ -182,19 +187,104 @@ def _settle(dir_fd: int, fd: int, name: str, mode: int | None) -> None:
     os.fchmod(fd, mode)
 
 
-def replace(dir_fd: int, name: str, data: bytes, mode: int | None = None) -> None:
+def replace(
+    dir_fd: int,
+    name: str,
+    data: bytes,
+    mode: int | None = None,
+    *,
+    times_ns: tuple[int, int] | None = None,
+) -> None:
     """Make `name` a new regular file holding `data` (what stood there is unlinked
     by the rename, a link included, and never written through), owned by the
-    directory's owner, with the old file's mode unless `mode` is given."""
+    directory's owner, with the old file's mode unless `mode` is given, and
+    with (atime, mtime) `times_ns` when given."""
     fresh, fd = _fresh(dir_fd, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write_at(fd, 0, data)
         _settle(dir_fd, fd, name, mode)
+        if times_ns is not None:
+            os.utime(fd, ns=times_ns)
     finally:
         os.close(fd)
     rename(dir_fd, fresh, name, expected="a regular file")
+
+
+def _write_at(fd: int, offset: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        offset += (done := os.pwrite(fd, view, offset))
+        view = view[done:]
+
+
+#: How `rewrite_in_place` brings the new bytes into the old inode: only the
+#: bytes that differ written over; cut at the first difference and the rest
+#: written after (a log truncated, then appended to); or the rest written past
+#: the end first and the file cut back to its length (a log appended to, then
+#: truncated back).
+IN_PLACE_WAYS = ("overwritten", "truncated_then_appended", "appended_then_truncated")
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+def rewrite_in_place(
+    dir_fd: int, name: str, old: bytes, new: bytes, way: str
+) -> tuple[int, int]:
+    """Make the regular file `name`, which holds `old`, hold `new` in the same
+    inode, its access and modification times put back; returns (atime, mtime).
+
+    The open never follows a link (O_NOFOLLOW), never blocks on a FIFO
+    (O_NONBLOCK), and what it opened must be the regular file of one link
+    that lstat saw (a hard link to a file elsewhere has two): anything else
+    is Unexpected and nothing is written. `old` is what the caller read from
+    it, so only the bytes from the first difference on are written.
+    """
+    if way not in IN_PLACE_WAYS:
+        raise ValueError(f"rewrite_in_place: way {way!r}")
+    try:
+        seen = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        raise Unexpected(name, "missing", "a regular file") from None
+    if not stat.S_ISREG(seen.st_mode):
+        raise Unexpected(name, _kind(seen.st_mode), "a regular file")
+    try:
+        fd = os.open(name, _WRITE_FLAGS, dir_fd=dir_fd)
+    except OSError:
+        raise Unexpected(
+            name, kind_at(dir_fd, name) or "gone", "a regular file"
+        ) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Unexpected(name, _kind(info.st_mode), "a regular file")
+        if info.st_nlink != 1:
+            raise Unexpected(
+                name, f"a file with {info.st_nlink} hard links", "a file of its own"
+            )
+        if (info.st_dev, info.st_ino) != (seen.st_dev, seen.st_ino):
+            raise Unexpected(name, "another file than the one looked at", "the same")
+        first = next(
+            (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+            min(len(old), len(new)),
+        )
+        if way == "overwritten":
+            last = len(new)
+            if len(old) == len(new):
+                while last > first and old[last - 1] == new[last - 1]:
+                    last -= 1
+            _write_at(fd, first, new[first:last])
+        elif way == "truncated_then_appended":
+            os.ftruncate(fd, first)
+            _write_at(fd, first, new[first:])
+        else:
+            _write_at(fd, max(info.st_size, len(old)), new[first:])
+            _write_at(fd, first, new[first:])
+        os.ftruncate(fd, len(new))
+        times = (info.st_atime_ns, info.st_mtime_ns)
+        os.utime(fd, ns=times)
+        return times
+    finally:
+        os.close(fd)
 
 
 def append(dir_fd: int, name: str, data: bytes, limit: int = LIMIT) -> None:

@@ -996,6 +996,77 @@ BUGS: tuple[PlantedBug, ...] = (
         "        pass\n",
         catches=(TRUTH,),
     ),
+    # --- issue 23, miss 4: evidence cached across calls by what a cache can
+    # --- see of a file (path, size, times, inode), so one rewritten in place
+    # --- or replaced with its size and timestamp put back is judged stale
+    PlantedBug(
+        name="file-bytes-cached-by-mtime",
+        task="report",
+        mistake="remembers each file's text by (path, size, mtime), so a file"
+        " rewritten with the same size and its timestamp put back is judged"
+        " by its old bytes",
+        old="        observed = observe_text(root, resolved, expected_bytes)\n",
+        new="        info = os.stat(resolved)\n"
+        "        key = (str(resolved), info.st_size, info.st_mtime_ns)\n"
+        '        cache = globals().setdefault("_TEXTS", {})\n'
+        "        if key not in cache:\n"
+        "            cache[key] = observe_text(root, resolved, expected_bytes)\n"
+        "        observed = cache[key]\n",
+        catches=(STATELESS,),
+    ),
+    PlantedBug(
+        name="file-bytes-cached-by-inode",
+        task="report",
+        mistake="remembers each file's text by (path, inode), so a file"
+        " rewritten in place (the same inode) is judged by its old bytes",
+        old="        observed = observe_text(root, resolved, expected_bytes)\n",
+        new="        key = (str(resolved), os.stat(resolved).st_ino)\n"
+        '        cache = globals().setdefault("_TEXTS", {})\n'
+        "        if key not in cache:\n"
+        "            cache[key] = observe_text(root, resolved, expected_bytes)\n"
+        "        observed = cache[key]\n",
+        catches=(STATELESS,),
+    ),
+    PlantedBug(
+        name="receipt-log-cached-by-size",
+        task="receipts",
+        mistake="parses the receipt log once per (path, size), so a log changed"
+        " in place with the same length is never read again",
+        old="        return ReceiptStore(path).get\n",
+        new='        logs = globals().setdefault("_LOGS", {})\n'
+        "        key = (str(path), info.st_size)\n"
+        "        if key not in logs:\n"
+        "            logs[key] = ReceiptStore(path)\n"
+        "        return logs[key].get\n",
+        catches=(STATELESS,),
+    ),
+    PlantedBug(
+        name="receipt-log-cached-by-inode",
+        task="receipts",
+        mistake="parses the receipt log once per (path, inode), so a log damaged"
+        " or changed in place is never read again",
+        old="        return ReceiptStore(path).get\n",
+        new='        logs = globals().setdefault("_LOGS", {})\n'
+        "        key = (str(path), info.st_ino)\n"
+        "        if key not in logs:\n"
+        "            logs[key] = ReceiptStore(path)\n"
+        "        return logs[key].get\n",
+        catches=(STATELESS, TAMPERED),
+    ),
+    PlantedBug(
+        name="receipt-log-cached-by-mtime",
+        task="receipts",
+        mistake="parses the receipt log once per (size, mtime), so a log"
+        " appended to and truncated back with its timestamp put back is never"
+        " read again",
+        old="        return ReceiptStore(path).get\n",
+        new='        logs = globals().setdefault("_LOGS", {})\n'
+        "        key = (info.st_size, info.st_mtime_ns)\n"
+        "        if key not in logs:\n"
+        "            logs[key] = ReceiptStore(path)\n"
+        "        return logs[key].get\n",
+        catches=(STATELESS,),
+    ),
     PlantedBug(
         name="content-encoded-strictly",
         task="files",

@@ -8,7 +8,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from hypothesis import given, note
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from judge import (
@@ -16,10 +16,12 @@ from judge import (
     assert_truth,
     build_in,
     evaluate,
+    evidence_bytes,
     fail,
     judged,
     judging,
     report_view,
+    rewrite_evidence,
     rows_without_tree,
     safefs,
     scratch_parent,
@@ -36,6 +38,7 @@ from strategies import (
     with_perturbations,
     worlds,
 )
+from strategies.rewrites import Rewrite, rewrites
 
 
 def _rendered(target, world: World) -> tuple[tuple, str]:
@@ -143,6 +146,103 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
                         continue
                     wrong.cause = "stateless:kept-evidence"
                     raise
+
+
+#: A third of the profile's examples: each builds two worlds and evaluates
+#: twice, and any way of each drawn rewrite meets the caches it is for (a
+#: spot on a file, a spot on the log), so the count is not what finds them.
+_REWRITES = max(10, settings.default.max_examples // 3)
+
+
+@pytest.mark.invariant("stateless")
+@settings(max_examples=_REWRITES)
+@given(rewrite=rewrites())
+def test_evidence_changed_in_place_at_the_same_size_and_time_is_read_again(
+    target, rewrite: Rewrite
+) -> None:
+    """Evidence given other bytes of the same length between two evaluations,
+    its modification and access times put back, is read again.
+
+    Task 6 (a stable report), for the evidence of tasks 3 and 5: learner code
+    runs in one worker process for all of a folder's calls, so a cache of a
+    file's text or of the parsed receipt log, kept by what a stat shows
+    (path, size, mtime, inode), lives from one call to the next. Here a world
+    is built and evaluated, then one file's bytes or one log line are changed
+    at equal length (in the same inode, three ways, or as a new inode of the
+    same size) with the old times put back, and the world those bytes make
+    (which passes, by construction) is evaluated with the same workspace and
+    store. A cache that cannot see the change judges the old bytes.
+    """
+    before, after = rewrite.before, rewrite.after
+    note(f"{describe(before)}\nthen: {rewrite}")
+    with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as top:
+        tree = Path(top) / "w"
+        # The second world built first, at the very same paths, only for the
+        # bytes it puts on disk (and its run and case, which hold no path).
+        with judging(after, target, "built to read the evidence it puts on disk"):
+            later = build_in(after, target, tree)
+            wanted = _evidence(later, rewrite)
+            _clear(Path(top), tree.name)
+        with judging(before, target, "evaluated first"):
+            built = build_in(before, target, tree)
+            _judged_here(target, before, evaluate(target, built), tree)
+        changed = (
+            "evaluated after the world before it, with the same workspace and"
+            f" store: {rewrite}"
+        )
+        with judging(after, target, changed):
+            rewrite_evidence(built, _spot(built, rewrite), wanted, rewrite.way)
+            report = evaluate(target, built, run=later.run, case=later.case)
+            _judged_here(target, after, report, tree, hint=_STALE)
+
+
+#: Said before the truth's own hint, which names the place to change.
+_STALE = (
+    "read every file and reload the receipt log on every call: a cache kept"
+    " by path, size, modification time or inode cannot see bytes rewritten in"
+    " place with the time put back"
+)
+
+
+def _spot(built, rewrite: Rewrite) -> tuple[str, ...]:
+    """Where the changed evidence is, as names under the tree."""
+    group, index = rewrite.spot
+    if group == "file":
+        return (built.root.name, *rewrite.before.files[index].parts)
+    return built.log_at
+
+
+def _evidence(built, rewrite: Rewrite) -> bytes:
+    """The bytes at the rewrite's spot, read without following a link."""
+    parts = _spot(built, rewrite)
+    data = evidence_bytes(built, parts)
+    if not isinstance(data, bytes):
+        fail(
+            world="",
+            expected=f"{'/'.join(parts)} to stay the regular file the world put there",
+            observed=f"it is {data or 'missing'}",
+            hint=placed(
+                "evaluation and the Day 1-6 tools must not replace, remove or"
+                " link the workspace's files and the receipt log",
+                "evaluate_run",
+            ),
+        )
+    return data
+
+
+def _judged_here(target, world: World, report, tree: Path, hint: str = "") -> None:
+    """`report` must say what `world` makes true; wrong the same way when the
+    world is built afresh, it is the truth invariant's lesson, not state's."""
+    rows = rows_without_tree(report_view(report), tree)
+    try:
+        assert_truth(report, truth(world), level=target.level)
+    except InvariantFailure as wrong:
+        if _same_afresh(target, world, rows):
+            return
+        wrong.cause = "stateless:kept-evidence"
+        if hint:  # what state does, before where the truth says to change it
+            wrong.hint = f"{hint}; {wrong.hint}" if wrong.hint else hint
+        raise
 
 
 def _clear(top: Path, name: str) -> None:

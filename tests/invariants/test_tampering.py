@@ -9,13 +9,16 @@ from hypothesis import example, given, note
 from hypothesis import strategies as st
 
 from judge import (
+    InvariantFailure,
     assert_truth,
     check_maker,
     evaluate,
+    evidence_bytes,
     fail,
     judging,
     materialise,
     report_view,
+    rewrite_evidence,
     rows_without_tree,
     shown_row,
     verdict_cause,
@@ -30,6 +33,7 @@ from strategies import (
     passing_worlds,
     truth,
 )
+from strategies.rewrites import REWRITE_WAYS
 
 #: Every kind of damage that makes a log unloadable.
 TAMPERS = LOG_KINDS.names(verdicts=("unavailable",))
@@ -37,15 +41,19 @@ TAMPERS = LOG_KINDS.names(verdicts=("unavailable",))
 
 @dataclass(frozen=True)
 class Tampering:
-    """A passing world over a log, and the same world with its log damaged."""
+    """A passing world over a log, the same world with its log damaged, and
+    the way the damaged bytes are also written over the clean log."""
 
     clean: World
     tampered: World
+    way: str = "overwritten"
 
 
-def _tampered(world: World, kind: str, line: int, variant: int) -> Tampering:
+def _tampered(
+    world: World, kind: str, line: int, variant: int, way: str = "overwritten"
+) -> Tampering:
     log = replace(world.log, kind=kind, line=line, variant=variant)
-    return Tampering(world, replace(world, log=log))
+    return Tampering(world, replace(world, log=log), way)
 
 
 _CLEAN = passing_worlds(
@@ -59,6 +67,7 @@ _TAMPERINGS = st.builds(
     st.sampled_from(TAMPERS),
     st.integers(0, 4),
     st.integers(0, 6),
+    st.sampled_from(list(REWRITE_WAYS)),
 )
 
 
@@ -98,17 +107,23 @@ def test_a_tampered_log_fails_every_receipt_check_and_nothing_else(
     reloads it through a fresh ReceiptStore(path) instead of trusting the store
     it was handed (which loaded the log before it changed). A damaged line of
     another receipt still makes every receipt unavailable; the final, file and
-    result checks do not change.
+    result checks do not change. The damaged bytes are also written over the
+    clean log after its evaluation (in the same inode or a new one, the times
+    put back) and evaluated again with the same store: a log parsed once and
+    kept by its path, size or time would still pass.
     """
     words = describe(case.tampered)
     note(words)
+    with judging(case.tampered, target), materialise(case.tampered, target) as built:
+        tampered = evaluate(target, built)
+        rows = rows_without_tree(report_view(tampered), built.tree)
+        damaged = evidence_bytes(built, built.log_at) if built.log_at else None
     with judging(case.clean, target), materialise(case.clean, target) as built:
         clean = evaluate(target, built)
         clean_rows = rows_without_tree(report_view(clean), built.tree)
         _assert_receipts(clean, case.clean, target.level)
-    with judging(case.tampered, target), materialise(case.tampered, target) as built:
-        tampered = evaluate(target, built)
-        rows = rows_without_tree(report_view(tampered), built.tree)
+        if isinstance(damaged, bytes) and _receipts_right(tampered, case, target):
+            _damaged_in_place(target, case, built, damaged)
     # Both worlds rebuilt: the report on the damaged log, then on the same
     # log untouched, for the checks that should not have changed.
     untouched = ("the same world with its log untouched", case.clean, None)
@@ -139,6 +154,38 @@ def test_a_tampered_log_fails_every_receipt_check_and_nothing_else(
                 )
     with judging(case.tampered, target):
         _assert_receipts(tampered, case.tampered, target.level)
+
+
+def _receipts_right(tampered, case: Tampering, target) -> bool:
+    """Whether the damaged log built afresh got its receipt checks right: only
+    then is a wrong verdict on it rewritten in place a matter of state (else
+    the lesson is this invariant's own, told below)."""
+    try:
+        _assert_receipts(tampered, case.tampered, target.level)
+    except InvariantFailure:
+        return False
+    return True
+
+
+def _damaged_in_place(target, case: Tampering, built, damaged: bytes) -> None:
+    """The clean log, just evaluated, given the damaged log's bytes (times put
+    back) must fail every receipt check when evaluated again."""
+    again = (
+        f"evaluated after the same world with its log untouched, whose bytes were"
+        f" then replaced by the damaged log's ({REWRITE_WAYS[case.way]}), its"
+        " modification and access times put back"
+    )
+    with judging(case.tampered, target, again):
+        rewrite_evidence(built, built.log_at, damaged, case.way)
+        try:
+            _assert_receipts(evaluate(target, built), case.tampered, target.level)
+        except InvariantFailure as wrong:
+            wrong.cause = "stateless:kept-evidence"
+            wrong.hint = (
+                "a log kept by its path, size, inode or modification time cannot"
+                f" see it rewritten in place with its times put back; {wrong.hint}"
+            )
+            raise
 
 
 def _assert_receipts(report, world: World, level: str) -> None:

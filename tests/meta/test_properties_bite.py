@@ -16,6 +16,7 @@ import dataclasses
 import importlib.util
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import Phase, settings
 from planting import before, rewritten
 
 from judge import (
@@ -213,6 +215,63 @@ def test_the_stateless_property_catches_a_cache_by_path(bundled) -> None:
     )
     with pytest.raises(InvariantFailure, match="evaluated after the world before it"):
         test(target=rewritten(bundled, caching))
+
+
+#: The planted caches a stat can fool (planted/bugs.py, issue 23 miss 4).
+STAT_CACHES = (
+    "file-bytes-cached-by-mtime",
+    "file-bytes-cached-by-inode",
+    "receipt-log-cached-by-size",
+    "receipt-log-cached-by-mtime",
+)
+
+
+@pytest.mark.parametrize("name", STAT_CACHES)
+def test_the_stateless_property_catches_a_cache_a_stat_cannot_tell_stale(
+    name: str, tmp_path: Path
+) -> None:
+    """It fails, with the state lesson, on an evaluator in a worker that keeps
+    a file's text or the parsed log by what a stat shows (path, size, mtime,
+    inode): the evidence is rewritten at equal length, its times put back."""
+    from planted.bugs import BUGS, plant
+
+    bug = next(bug for bug in BUGS if bug.name == name)
+    folder = tmp_path / "learner"
+    shutil.copytree(
+        INVARIANTS.parents[1] / "evaluator",
+        folder,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    module = folder / bug.module
+    module.write_text(plant(bug, module.read_text(encoding="utf-8")), encoding="utf-8")
+    target = load_target(impl_path=folder)
+    # Not shrunk: each shrink step is two builds and two calls in a worker,
+    # and the first failing world already says what this test checks. The
+    # property has settings of its own, made when its module is imported, so
+    # the profile they inherit is swapped for that moment only.
+    current = settings.get_current_profile_name()
+    settings.register_profile(
+        "meta-unshrunk",
+        parent=settings.get_profile(current),
+        phases=(Phase.explicit, Phase.generate),
+        database=None,
+    )
+    settings.load_profile("meta-unshrunk")
+    try:
+        test = _invariant(
+            "test_determinism",
+            "test_evidence_changed_in_place_at_the_same_size_and_time_is_read_again",
+        )
+    finally:
+        settings.load_profile(current)
+    try:
+        with pytest.raises(InvariantFailure) as caught:
+            test(target=target)
+    finally:
+        target.client.stop()
+    assert caught.value.cause == "stateless:kept-evidence", caught.value.cause
+    assert "other bytes of the same length" in caught.value.world
+    assert caught.value.hint.startswith("read every file and reload the receipt log")
 
 
 def test_the_stateless_property_catches_randomness(bundled) -> None:
