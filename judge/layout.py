@@ -33,21 +33,17 @@ class Laid:
     secrets: tuple[Path, ...] = ()  # outside the root: must never be opened
 
 
-def _folder(tree_fd: int, parts: tuple[str, ...]) -> int:
-    """The folder at `parts` under the tree, made where missing; a descriptor."""
-    fd = os.dup(tree_fd)
-    try:
-        for part in parts:
-            try:
-                os.mkdir(part, dir_fd=fd)
-            except FileExistsError:
-                pass
-            child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = child
-    except BaseException:
-        os.close(fd)
-        raise
+def _folder(folders: dict[tuple[str, ...], int], parts: tuple[str, ...]) -> int:
+    """The folder at `parts` under the tree, made where missing; a descriptor
+    kept in `folders` (which holds the tree's own under ())."""
+    fd = folders.get(parts)
+    if fd is None:
+        parent = _folder(folders, parts[:-1])
+        try:
+            os.mkdir(parts[-1], dir_fd=parent)
+        except FileExistsError:
+            pass
+        fd = folders[parts] = os.open(parts[-1], _DIR_FLAGS, dir_fd=parent)
     return fd
 
 
@@ -75,35 +71,32 @@ def _bound_socket(path: Path) -> bool:
     return False
 
 
-def _make(tree: Path, tree_fd: int, node: Node) -> bool:
+def _make(tree: Path, folders: dict[tuple[str, ...], int], node: Node) -> bool:
     """Make one node; whether it is a FIFO."""
     if node.what == "folder":
-        os.close(_folder(tree_fd, node.parts))
+        _folder(folders, node.parts)
         return False
-    fd = _folder(tree_fd, node.parts[:-1])
+    fd = _folder(folders, node.parts[:-1])
     name = node.parts[-1]
-    try:
-        if node.what == "file":
-            _write(fd, name, node.data, node.mode)
-        elif node.what == "link":
-            os.symlink(node.to, name, dir_fd=fd)
-        elif node.what == "fifo":
-            os.mkfifo(name, dir_fd=fd)
-            return True
-        elif node.what == "socket":  # bound by path: sockets have no dir_fd
-            return _bound_socket(tree.joinpath(*node.parts))
-        elif node.what == "device":  # a /dev/null twin
-            os.mknod(name, stat.S_IFCHR | 0o666, os.makedev(1, 3), dir_fd=fd)
-        elif node.what == "sparse":
-            handle = os.open(name, _FILE_FLAGS, node.mode, dir_fd=fd)
-            try:
-                os.ftruncate(handle, node.size)  # a hole, no block
-            finally:
-                os.close(handle)
-        else:  # pragma: no cover - strategies.nodes and this move together
-            raise ValueError(f"unknown node {node.what!r}")
-    finally:
-        os.close(fd)
+    if node.what == "file":
+        _write(fd, name, node.data, node.mode)
+    elif node.what == "link":
+        os.symlink(node.to, name, dir_fd=fd)
+    elif node.what == "fifo":
+        os.mkfifo(name, dir_fd=fd)
+        return True
+    elif node.what == "socket":  # bound by path: sockets have no dir_fd
+        return _bound_socket(tree.joinpath(*node.parts))
+    elif node.what == "device":  # a /dev/null twin
+        os.mknod(name, stat.S_IFCHR | 0o666, os.makedev(1, 3), dir_fd=fd)
+    elif node.what == "sparse":
+        handle = os.open(name, _FILE_FLAGS, node.mode, dir_fd=fd)
+        try:
+            os.ftruncate(handle, node.size)  # a hole, no block
+        finally:
+            os.close(handle)
+    else:  # pragma: no cover - strategies.nodes and this move together
+        raise ValueError(f"unknown node {node.what!r}")
     return False
 
 
@@ -111,13 +104,15 @@ def lay_out(tree: Path, nodes: Iterable[Node]) -> Laid:
     """Make `nodes` under the existing, fresh `tree`, in order."""
     fifos: list[Path] = []
     secrets: list[Path] = []
-    tree_fd = os.open(tree, _DIR_FLAGS)
+    # Each folder is opened once, from its parent's descriptor.
+    folders = {(): os.open(tree, _DIR_FLAGS)}
     try:
         for node in nodes:
-            if _make(tree, tree_fd, node):
+            if _make(tree, folders, node):
                 fifos.append(tree.joinpath(*node.parts))
             if node.secret:
                 secrets.append(tree.joinpath(*node.parts))
     finally:
-        os.close(tree_fd)
+        for fd in folders.values():
+            os.close(fd)
     return Laid(tuple(fifos), tuple(secrets))
