@@ -4,6 +4,9 @@
         report = evaluate(target, built)
 
 The one builder of the suite: drawn, hostile and real-run worlds alike.
+What to build is worked out first, in one pure step, by
+`strategies.evidence`; this module only makes that evidence real, and is
+the one way from it to the target's calls.
 Every call into the target goes through `call_target`, so a Day 1-6 name
 that is missing, raises or hangs becomes a lesson about the substrate, said
 once, instead of an internal error. Only the target's own names are used:
@@ -32,39 +35,27 @@ import tempfile
 import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judge import remote, safefs
 from judge.fixes import change_for, placed
+from judge.layout import lay_out
 from judge.lessons import InvariantFailure, call_target, called
 from judge.remote import Ref, Step
-from strategies.files import ROOT_BYTES, SPARSE_SIZES, place_file
-from strategies.finals import final_text
-from strategies.logs import LOG_KINDS, call_id_of, tamper
-from strategies.plan_steps import (
-    Denied,
-    EditFile,
-    Plan,
-    RunCommand,
-    WriteFile,
-    commands,
-    replies,
-)
-from strategies.plans import MARKER, SENTINEL, Outcome, replay
-from strategies.receipts import Stored, stored_receipt
-from strategies.vocabulary import LOG_NAME, NAME_MAX
-from strategies.world import (
+from strategies.evidence import (
     CaseSpec,
     EventSpec,
+    Evidence,
+    Log,
+    Outcome,
+    Play,
+    Replacement,
+    Run,
+    Stored,
     World,
-    case_spec,
-    crossed_receipts,
-    describe,
-    extra_receipts,
-    stored_as,
-    world_events,
+    evidence,
 )
 
 __all__ = [
@@ -87,7 +78,7 @@ LONG_LINE_BYTES = 2 * (1 << 20)
 class Built:
     """One world made real: the target's objects and where they live."""
 
-    world: World
+    evidence: Evidence
     tree: Path  # the whole temporary tree: snapshot this
     root: Path  # the workspace root
     log_path: Path | None
@@ -168,37 +159,26 @@ def make_events(target: Any, specs: Sequence[EventSpec]) -> tuple[Any, ...]:
     return tuple(_results(steps, made))
 
 
-def make_run(target: Any, world: World, events: Sequence[EventSpec]) -> Any:
-    """The target's AgentRun for a drawn world, with the given events: every
-    constructor one step of one batch (judge.remote.run_steps)."""
-    steps: list[Step] = []
-    return _results(steps, [_run_steps(target, world, events, steps)])[0]
-
-
-def _run_steps(
-    target: Any, world: World, events: Sequence[EventSpec], steps: list[Step]
-) -> Ref:
+def _run_steps(target: Any, spec: Run, steps: list[Step]) -> Ref:
     """The steps that make the run (its events first); the run's Ref."""
-    final, _ = final_text(world.final)
-    made: list[Any] = [_event(target, spec, steps) for spec in events]
-    odd = not (final is None or isinstance(final, str))
+    made: list[Any] = [_event(target, event, steps) for event in spec.events]
     steps.append(
         Step(
             "AgentRun(completed, reason, final, events, modified_files)",
             target.AgentRun,
             (
-                world.final.completed,
-                world.final.run_reason,
-                "" if odd else final,
+                spec.completed,
+                spec.reason,
+                "" if spec.odd_final else spec.final,
                 tuple(made),
-                world.modified_files,
+                spec.modified_files,
             ),
         )
     )
     run = Ref(len(steps) - 1)
-    if odd:
-        steps.append(Step("", run, (final,), force="final"))
-    if world.events_as_list:
+    if spec.odd_final:
+        steps.append(Step("", run, (spec.final,), force="final"))
+    if spec.as_list:
         steps.append(Step("", run, (list(made),), force="events"))
     return run
 
@@ -292,28 +272,6 @@ def _put_steps(
         )
 
 
-def _extra(number: int) -> Stored:
-    return Stored(
-        f"extra-{number}",
-        "run_command",
-        {"argv": ["python", "-c", "print('extra')"]},
-        "ok",
-        f"status: 0\noutput:\nextra {number}: café ✓\n",
-        (),
-    )
-
-
-def _conflicting(call_id: str) -> Stored:
-    return Stored(
-        call_id,
-        "write_file",
-        {"path": "conflict.txt", "content": "other"},
-        "ok",
-        "wrote conflict.txt",
-        ("conflict.txt",),
-    )
-
-
 def _raising_get(target: Any, name: str) -> Callable[[str], Any]:
     if getattr(target, "remote", False):
         return remote.Raiser(name)  # type: ignore[return-value]
@@ -400,12 +358,13 @@ def _assets() -> tuple[Path, Path]:
     return million, long_line
 
 
-def _replace_log(kind: str, log_fd: int, built: Built) -> None:
-    """Put what a log kind stands there instead of the log file (in the log's
+def _replace_log(replacement: Replacement, log_fd: int, built: Built) -> None:
+    """Put what stands there instead of the log file (in the log's
     directory, `log_fd`)."""
     assert built.log_path is not None
     path = built.log_path
     name = path.name
+    kind = replacement.what
     safefs.remove(log_fd, name)
     if kind == "directory":
         safefs.make_dir(log_fd, name)
@@ -413,85 +372,63 @@ def _replace_log(kind: str, log_fd: int, built: Built) -> None:
         safefs.make_fifo(log_fd, name)
         built.fifos.append(path)
     elif kind == "symlink_to_fifo":
-        safefs.make_fifo(log_fd, "pipe")
-        built.fifos.append(path.with_name("pipe"))
-        safefs.make_symlink(log_fd, "pipe", name)
+        safefs.make_fifo(log_fd, replacement.name)
+        built.fifos.append(path.with_name(replacement.name))
+        safefs.make_symlink(log_fd, replacement.name, name)
     elif kind == "sparse":
-        # One line of 4 GiB NUL bytes.
-        safefs.create_sparse(log_fd, name, SPARSE_SIZES[-1])
+        safefs.create_sparse(log_fd, name, replacement.size)
     elif kind in ("million_lines", "long_line"):
         million, long_line = _assets()
         safefs.link_in(million if kind == "million_lines" else long_line, log_fd, name)
     elif kind == "unreadable":
-        # The store keeps its valid log; only the path it is asked to reload
-        # is too long to exist, so loading raises OSError (ENAMETOOLONG).
-        built.receipts.path = path.with_name("x" * (NAME_MAX + 1) + ".jsonl")
-    else:  # pragma: no cover - LOG_KINDS and this function move together
+        built.receipts.path = path.with_name(replacement.name)
+    else:  # pragma: no cover - strategies.evidence and this function move together
         raise ValueError(f"unknown log replacement {kind!r}")
 
 
-def _store(world: World, target: Any, built: Built) -> None:
+def _store(log: Log, target: Any, built: Built) -> None:
     """The world's receipt store (and its log), made by the target, on its own."""
     steps: list[Step] = []
-    store, receipts = _store_steps(world, target, built, steps)
+    store = _store_steps(log, target, built, steps)
     built.receipts = _results(steps, [store])[0]
-    _finish_log(world, target, built, receipts)
+    _finish_log(log, target, built)
 
 
-def _store_steps(
-    world: World, target: Any, built: Built, steps: list[Step]
-) -> tuple[Ref, list[Stored]]:
-    """The steps that make the world's store and put its receipts into it.
-
-    Returns the store's Ref and the receipts put; the log directory is laid
-    out here, before any step runs.
+def _store_steps(log: Log, target: Any, built: Built, steps: list[Step]) -> Ref:
+    """The steps that make the world's store and put its receipts into it;
+    the store's Ref. The log directory is laid out here, before any step runs.
     """
-    log = world.log
     if log.store == "memory":
         steps.append(Step("ReceiptStore()", target.ReceiptStore))
         built.log_path = None
     else:
-        if log.location == "inside":
-            built.log_path = built.root / LOG_NAME
-            built.log_at = (built.root.name, LOG_NAME)
-        else:
-            _log_directory(built, linked=log.location == "linked")
-            built.log_path = built.tree / "logs" / LOG_NAME
+        if log.folder:
+            _log_directory(built, log)
+        built.log_path = built.tree.joinpath(*log.path)
+        built.log_at = log.at
         steps.append(Step("ReceiptStore(path)", target.ReceiptStore, (built.log_path,)))
     store = Ref(len(steps) - 1)
-    if world.plan is not None or log.store == "missing":
-        return store, []
-    stored = [f for f in world.receipts if stored_as(f, log) == "put"]
-    receipts = [
-        *(_extra(n) for n in range(extra_receipts(world))),
-        *(stored_receipt(f) for f in stored),
-        *crossed_receipts(world),
-    ]
-    _put_steps(target, store, receipts, steps)
-    return store, receipts
+    _put_steps(target, store, log.put, steps)
+    return store
 
 
-def _log_directory(built: Built, *, linked: bool) -> None:
+def _log_directory(built: Built, log: Log) -> None:
     """The log's directory beside the root (`logs`, or `logs` a symlink to
     `logs-real`), laid out through the tree's descriptor: the tree is the
     worker's already."""
-    real = "logs-real" if linked else "logs"
     try:
         with safefs.opened(built.tree) as tree_fd:
-            safefs.make_dir(tree_fd, real)
-            if linked:  # the log's directory is a symlink
-                safefs.make_symlink(tree_fd, real, "logs")
+            safefs.make_dir(tree_fd, log.folder)
+            if log.link:  # the log's directory is a symlink
+                safefs.make_symlink(tree_fd, log.folder, log.link)
     except safefs.Unexpected as error:
         raise _swapped(error, "the log's directory") from None
-    remote.give_to_worker(built.tree / real)
-    if linked:
-        remote.give_to_worker(built.tree / "logs")
-    built.log_at = (real, LOG_NAME)
+    remote.give_to_worker(built.tree / log.folder)
+    if log.link:
+        remote.give_to_worker(built.tree / log.link)
 
 
-def _finish_log(
-    world: World, target: Any, built: Built, receipts: Sequence[Stored]
-) -> None:
+def _finish_log(log: Log, target: Any, built: Built) -> None:
     """Check the log the puts wrote, then append, damage or replace it as the
     world says; nothing to do for a store in memory or a real run's.
 
@@ -499,25 +436,18 @@ def _finish_log(
     through the tree's descriptor and never followed; a log that is no longer
     the file the store wrote fails the world as a lesson.
     """
-    log = world.log
-    if built.log_path is None or world.plan is not None or log.store == "missing":
+    if not log.finish:
         return
     try:
         with safefs.opened(built.tree, built.log_at[:-1]) as log_fd:
-            _finish_log_in(world, target, built, receipts, log_fd)
+            _finish_log_in(log, target, built, log_fd)
     except safefs.Unexpected as error:
         raise _swapped(error, "the log ReceiptStore.put wrote") from None
 
 
-def _finish_log_in(
-    world: World,
-    target: Any,
-    built: Built,
-    receipts: Sequence[Stored],
-    log_fd: int,
-) -> None:
-    log = world.log
+def _finish_log_in(log: Log, target: Any, built: Built, log_fd: int) -> None:
     name = built.log_at[-1]
+    receipts = log.put
     written = safefs.read_regular(log_fd, name) or b""
     if len(written.splitlines()) != len(receipts):
         # Name the method and its module: the learner's Day 1-6 code in
@@ -536,24 +466,16 @@ def _finish_log_in(
             ),
             cause="substrate:ReceiptStore.put",
         )
-    for fact in world.receipts:
-        if stored_as(fact, log) == "appended":
-            line = _line(target, stored_receipt(fact), built.tree)
-            safefs.append(log_fd, name, line)
-    kind = LOG_KINDS[log.kind]
-    if kind.replace:
-        _replace_log(kind.replace, log_fd, built)
-    elif kind.damage is not None:
+    for stored in log.appended:
+        safefs.append(log_fd, name, _line(target, stored, built.tree))
+    if log.replacement is not None:
+        _replace_log(log.replacement, log_fd, built)
+    elif log.damage is not None:
         # No receipt was put: the log is created by the damage itself.
         data = safefs.read_regular(log_fd, name) or b""
-        conflict = b""
-        if log.kind == "conflict":
-            lines = data.splitlines(keepends=True)
-            call_id = call_id_of(lines[log.line % len(lines)])
-            conflict = _line(target, _conflicting(call_id), built.tree)
-        safefs.replace(
-            log_fd, name, tamper(data, log.kind, log.line, log.variant, conflict)
-        )
+        other = log.damage.conflicting(data)
+        conflict = b"" if other is None else _line(target, other, built.tree)
+        safefs.replace(log_fd, name, log.damage.applied(data, conflict))
 
 
 # --- real runs --------------------------------------------------------------------
@@ -591,52 +513,44 @@ class Approver:
         return self.decisions[len(self.seen) - 1]
 
 
-def _decisions(target: Any, plan: Plan) -> list[object]:
+def _decisions(target: Any, play: Play) -> list[object]:
     decisions: list[object] = []
-    for step in plan.steps:
-        if isinstance(step, Denied):
-            if step.reason is None:
-                decisions.append(False)
-            else:
-                decisions.append(
-                    call_target(
-                        "ApprovalDecision(False, reason)",
-                        target.ApprovalDecision,
-                        False,
-                        step.reason,
-                    )
+    for decision in play.decisions:
+        if not decision.made:
+            decisions.append(decision.approve)
+        elif decision.approve:
+            decisions.append(
+                call_target("ApprovalDecision(True)", target.ApprovalDecision, True)
+            )
+        else:
+            decisions.append(
+                call_target(
+                    "ApprovalDecision(False, reason)",
+                    target.ApprovalDecision,
+                    False,
+                    decision.reason,
                 )
-        elif isinstance(step, (EditFile, WriteFile, RunCommand)):
-            if plan.approve_with_decision:
-                decisions.append(
-                    call_target("ApprovalDecision(True)", target.ApprovalDecision, True)
-                )
-            else:
-                decisions.append(True)
+            )
     return decisions
 
 
-def _play(world: World, target: Any, built: Built) -> None:
+def _play(made: Evidence, target: Any, built: Built) -> None:
     """Play the world's plan with the target's own run_agent."""
-    plan = world.plan
-    assert plan is not None
-    for seed in plan.files:
-        path = built.root / seed.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(seed.content.encode("utf-8"))
+    play = made.play
+    assert play is not None
+    lay_out(built.tree, play.seeds)
     remote.give_to_worker(built.tree)
-    built.outcome = replay(plan)
-    final, _ = final_text(world.final)
-    script = replies(plan, final)
+    built.outcome = play.outcome
+    script = play.script
     policy = call_target(
         "ToolPolicy(root, allow_writes=True, allowed_commands=...)",
         target.ToolPolicy,
         built.root,
         allow_writes=True,
-        allowed_commands=commands(plan),
+        allowed_commands=play.commands,
     )
-    _store(world, target, built)
-    approver = Approver(_decisions(target, plan))
+    _store(made.log, target, built)
+    approver = Approver(_decisions(target, play))
     built.approvals = approver.seen
     built.workspace = call_target(
         "Workspace(policy, approve, store)",
@@ -645,33 +559,30 @@ def _play(world: World, target: Any, built: Built) -> None:
         approver,
         built.receipts,
     )
-    invalid = sum(type(step).__name__ == "Invalid" for step in plan.steps)
     limits = call_target(
         "AgentLimits(...)",
         target.AgentLimits,
         max_steps=len(script),
         max_context_chars=1_000_000,
-        max_invalid_actions=invalid + 1,
+        max_invalid_actions=play.invalid + 1,
         max_identical_actions=len(script) + 1,
     )
     built.model = ScriptedModel(script)
     built.run = call_target(
         "run_agent(task, model, workspace, limits)",
         target.run_agent,
-        plan.task,
+        play.task,
         built.model,
         built.workspace,
         limits,
     )
-    _check_follows_plan(world, built, approver)
+    _check_follows_plan(play, built, approver)
 
 
-def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
+def _check_follows_plan(play: Play, built: Built, approver: Approver) -> None:
     """Fail, as a lesson about the substrate, if the run is not the plan's."""
-    run, outcome = built.run, built.outcome
-    assert outcome is not None
-    final, _ = final_text(world.final)
-    complete = isinstance(final, str)
+    run, outcome = built.run, play.outcome
+    final, complete = play.final, play.complete
     planned = (*outcome.events, None) if complete else outcome.events
     problems: list[str] = []
     events = tuple(getattr(run, "events", ()) or ())
@@ -700,7 +611,7 @@ def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
                 ok = action is None and isinstance(result, str)
             else:
                 ok = tool == plan_event.tool and isinstance(result, str)
-                ok = ok and SENTINEL not in result and MARKER not in result
+                ok = ok and not any(mark in result for mark in play.forbidden)
                 if plan_event.tool != "list_files":
                     ok = ok and result.startswith("error:")
             if not ok:
@@ -719,9 +630,9 @@ def _check_follows_plan(world: World, built: Built, approver: Approver) -> None:
             f"the approval callback saw {[t for t, _ in approver.seen]}"
             f" instead of {list(outcome.approvals)}"
         )
-    for fact in world.files:
-        if fact.kind == "exact" and _on_disk(built, fact.parts) != fact.text.encode():
-            problems.append(f"{fact.path} does not hold {fact.text!r} after the run")
+    for kept in play.kept:
+        if _on_disk(built, kept.parts) != kept.text.encode():
+            problems.append(f"{kept.path} does not hold {kept.text!r} after the run")
     if problems:
         raise InvariantFailure(
             world="",
@@ -819,26 +730,6 @@ def evidence_bytes(built: Built, parts: Sequence[str]) -> bytes | str | None:
 # --- the whole world ---------------------------------------------------------------
 
 
-def _root(tree: Path, world: World) -> Path:
-    """The workspace root: exactly ROOT_BYTES long when the scratch directory
-    allows, so paths at the length limit are known before the world is built."""
-    base = os.fsencode(tree)
-    pad = ROOT_BYTES - len(base) - len(b"/ws")
-    if pad >= 0:
-        return tree / ("ws" + "-" * pad)
-    if any(fact.kind in _LENGTH_KINDS for fact in world.files):
-        raise RuntimeError(
-            f"the scratch directory {os.fsdecode(base)!r} is too long for a path at"
-            f" the length limit (the workspace root must be {ROOT_BYTES} bytes);"
-            " set DAY7_SCRATCH to a shorter directory"
-        )
-    return tree / "ws"
-
-
-#: File kinds whose path is laid out for a root of exactly ROOT_BYTES.
-_LENGTH_KINDS = ("long_path", "beyond_path_max")
-
-
 def build_in(
     world: World, target: Any, tree: Path, *, events: Sequence[EventSpec] | None = None
 ) -> Built:
@@ -848,29 +739,27 @@ def build_in(
     Raises InvariantFailure, about the substrate, when the target cannot
     build it.
     """
+    made = evidence(world, tree, events)
     try:
-        return _build(world, target, tree, events)
+        return _build(made, target, tree)
     except InvariantFailure as failure:
-        raise _substrate_lesson(world, failure) from failure
+        raise _substrate_lesson(made.description, failure) from failure
 
 
-def _build(
-    world: World, target: Any, tree: Path, events: Sequence[EventSpec] | None
-) -> Built:
-    root = _root(tree, world)
+def _build(made: Evidence, target: Any, tree: Path) -> Built:
+    root = tree / made.root
     root.mkdir(parents=True)
-    outside = tree / "outside"
-    built = Built(world, tree, root, None, None, None, None, None)
-    if world.plan is not None:
-        _play(world, target, built)
-        if world.log.get is not None:
-            built.receipts.get = _raising_get(target, world.log.get)
-        built.case = make_case(target, case_spec(world))
+    built = Built(made, tree, root, None, None, None, None, None)
+    log = made.log
+    if made.play is not None:
+        _play(made, target, built)
+        if log.get is not None:
+            built.receipts.get = _raising_get(target, log.get)
+        built.case = make_case(target, made.case)
         return built
-    for fact in world.files:
-        placed = place_file(fact, root, outside)
-        built.fifos.extend(placed.fifos)
-        built.secrets.extend(placed.secrets)
+    laid = lay_out(tree, made.files)
+    built.fifos.extend(laid.fifos)
+    built.secrets.extend(laid.secrets)
     remote.give_to_worker(tree)
 
     def confirm_tool(action: Any) -> bool:
@@ -882,11 +771,11 @@ def _build(
     # (and damaged, or replaced) before anything else is built; then the
     # workspace, the run and the case.
     steps: list[Step] = [Step("ToolPolicy(root)", target.ToolPolicy, (root,))]
-    store, receipts = _store_steps(world, target, built, steps)
+    store = _store_steps(log, target, built, steps)
     policy, built.receipts = _results(steps, [Ref(0), store])
-    _finish_log(world, target, built, receipts)
+    _finish_log(log, target, built)
     steps = []
-    if world.log.workspace_store == "same":
+    if log.workspace_store == "same":
         workspace_store: Any = built.receipts
     else:
         steps.append(Step("ReceiptStore()", target.ReceiptStore))
@@ -899,14 +788,12 @@ def _build(
         )
     )
     workspace = Ref(len(steps) - 1)
-    specs = world_events(world) if events is None else events
-    if world.events_as_list:
-        specs = [replace(e, step=len(specs) + 1 - e.step) for e in specs]
-    run = _run_steps(target, world, specs, steps)
-    case = _case_steps(target, case_spec(world), steps)
+    assert made.run is not None
+    run = _run_steps(target, made.run, steps)
+    case = _case_steps(target, made.case, steps)
     built.workspace, built.run, built.case = _results(steps, [workspace, run, case])
-    if world.log.get is not None:
-        built.receipts.get = _raising_get(target, world.log.get)
+    if log.get is not None:
+        built.receipts.get = _raising_get(target, log.get)
     return built
 
 
@@ -918,7 +805,8 @@ _CASE_STEPS = (
 )
 
 
-def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailure:
+def _substrate_lesson(world: str, failure: InvariantFailure) -> InvariantFailure:
+    """The lesson of a world (`world`: in words) the target could not build."""
     if failure.topic == "surface":
         return failure  # a missing name says so itself
     if failure.observed.split("(", 1)[0].startswith(_CASE_STEPS):
@@ -945,7 +833,7 @@ def _substrate_lesson(world: World, failure: InvariantFailure) -> InvariantFailu
             else f"substrate:{called(failure.observed)}"
         )
     return InvariantFailure(
-        world=describe(world),
+        world=world,
         expected=f"{failure.expected} to build the world",
         observed=failure.observed,
         headline=f"could not build the world through the target: {failure.observed}",

@@ -16,6 +16,8 @@ Where things live (docs/design.md has the whole map):
   `PASSING_WORLD` (worlds.py); real runs: `Plan` and its steps
   (plan_steps.py), `played_worlds`, `WRITTEN_WORLDS` (plans.py);
   `perturbations` (perturb.py);
+- a world as evidence, in one pure step, for the judge's builder:
+  `evidence` (evidence.py; files as `Node`s, nodes.py);
 - the cases of task 1: `valid_specs`, `invalid_specs`, `wrong_type_specs`
   (cases.py).
 

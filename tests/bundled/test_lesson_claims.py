@@ -454,7 +454,7 @@ def test_a_broken_day_1_6_name_is_blamed_where_it_lives() -> None:
         expected="ToolPolicy(root) to return normally",
         observed="ToolPolicy(root) raised ValueError: root",
     )
-    lesson = _substrate_lesson(PASSING_WORLD, inner)
+    lesson = _substrate_lesson(describe(PASSING_WORLD), inner)
     assert lesson.cause == "substrate:ToolPolicy"
     assert place_of(lesson) == ("ToolPolicy", "workspace.py")
     case = InvariantFailure(
@@ -462,7 +462,7 @@ def test_a_broken_day_1_6_name_is_blamed_where_it_lives() -> None:
         expected="FileExpectation(path, content) to return normally",
         observed="FileExpectation('a', '') raised ValueError: blank",
     )
-    assert place_of(_substrate_lesson(PASSING_WORLD, case)) == (
+    assert place_of(_substrate_lesson(describe(PASSING_WORLD), case)) == (
         "FileExpectation",
         "evaluation.py",
     )

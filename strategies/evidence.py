@@ -1,0 +1,398 @@
+"""A world as evidence: everything the builder makes, worked out in one pure step.
+
+    made = evidence(world, tree)   # then judge.build makes `made` real
+
+`evidence` reads every fact of the world once and says, as frozen plain
+data, what the judge's builder (judge/build.py) must put where: the
+workspace root's name, every file (`Node`s), the receipts to put through the
+target's store and the lines to append after it, the log's damage or what
+replaces it, the events and fields of the run, the case, and for a real run
+the plan's script, approvals and what its replay implies. The builder then
+needs no other strategy module: the way from a drawn world to the target's
+calls is this module, then that one.
+
+Nothing here touches the disk, a target or a clock. Two things are left to
+the builder because only the target makes them: a log line (the target's
+store writes it; `Damage` works on those bytes) and the run itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from strategies.files import ROOT_BYTES, SPARSE_SIZES
+from strategies.finals import final_text
+from strategies.logs import LOG_KINDS, call_id_of, tamper
+from strategies.nodes import Node, file_nodes
+from strategies.plan_steps import (
+    Denied,
+    EditFile,
+    Invalid,
+    Plan,
+    RunCommand,
+    WriteFile,
+    commands,
+    replies,
+)
+from strategies.plans import MARKER, SENTINEL, Outcome, replay
+from strategies.receipts import Stored, stored_receipt
+from strategies.results import EventSpec
+from strategies.vocabulary import LOG_NAME, NAME_MAX
+from strategies.world import (
+    CaseSpec,
+    World,
+    case_spec,
+    crossed_receipts,
+    describe,
+    extra_receipts,
+    stored_as,
+    world_events,
+)
+
+__all__ = [
+    "CaseSpec",
+    "Damage",
+    "Decision",
+    "EventSpec",
+    "Evidence",
+    "Kept",
+    "Log",
+    "Node",
+    "Outcome",
+    "Play",
+    "Replacement",
+    "Run",
+    "Stored",
+    "World",
+    "evidence",
+]
+
+
+# --- the receipt store and its log ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Damage:
+    """What a log kind does to the bytes the target's store wrote: pure, on
+    bytes only known once the target has written them."""
+
+    kind: str
+    line: int
+    variant: int
+
+    def conflicting(self, data: bytes) -> Stored | None:
+        """The receipt whose line (written by the target) the damage needs:
+        for "conflict", a different receipt under the picked line's call id."""
+        if self.kind != "conflict":
+            return None
+        lines = data.splitlines(keepends=True)
+        return _conflicting(call_id_of(lines[self.line % len(lines)]))
+
+    def applied(self, data: bytes, conflict: bytes) -> bytes:
+        """`data` damaged; `conflict` is the line of `conflicting(data)`."""
+        return tamper(data, self.kind, self.line, self.variant, conflict)
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """What stands at the log's name instead of the log: `what` is one of
+    "directory", "fifo", "symlink_to_fifo" (a link to the FIFO `name`),
+    "sparse" (one line of `size` NUL bytes), "million_lines", "long_line",
+    "unreadable" (the store is pointed at `name`, too long to exist)."""
+
+    what: str
+    name: str = ""
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class Log:
+    """The store evaluation is handed, and what its log holds.
+
+    `store` is "path", "memory" or "missing". `path` is the log's path as the
+    store is given it and `at` where it really is (past the folder's link),
+    both as names under the tree; `folder` is the log's own folder beside
+    the root ("" when the log sits in the root) and `link` the link that
+    reaches it ("" when none). The `put` receipts go through the target's
+    store in order; when `finish`, the log then holds one line per put, each
+    `appended` receipt is a line the target's store writes elsewhere,
+    appended to it, and last comes `damage` or `replacement`.
+    """
+
+    store: str = "memory"
+    path: tuple[str, ...] = ()
+    at: tuple[str, ...] = ()
+    folder: str = ""
+    link: str = ""
+    put: tuple[Stored, ...] = ()
+    finish: bool = False
+    appended: tuple[Stored, ...] = ()
+    damage: Damage | None = None
+    replacement: Replacement | None = None
+    workspace_store: str = "same"
+    get: str | None = None  # what the handed store's get raises ("junk": returns)
+
+
+def _extra(number: int) -> Stored:
+    return Stored(
+        f"extra-{number}",
+        "run_command",
+        {"argv": ["python", "-c", "print('extra')"]},
+        "ok",
+        f"status: 0\noutput:\nextra {number}: café ✓\n",
+        (),
+    )
+
+
+def _conflicting(call_id: str) -> Stored:
+    return Stored(
+        call_id,
+        "write_file",
+        {"path": "conflict.txt", "content": "other"},
+        "ok",
+        "wrote conflict.txt",
+        ("conflict.txt",),
+    )
+
+
+def _log(world: World, root: str) -> Log:
+    fact = world.log
+    where: dict[str, Any] = {}
+    if fact.store != "memory":
+        if fact.location == "inside":
+            where = {"path": (root, LOG_NAME), "at": (root, LOG_NAME)}
+        else:
+            linked = fact.location == "linked"
+            folder = "logs-real" if linked else "logs"
+            where = {
+                "path": ("logs", LOG_NAME),
+                "at": (folder, LOG_NAME),
+                "folder": folder,
+                "link": "logs" if linked else "",
+            }
+    log = Log(fact.store, workspace_store=fact.workspace_store, get=fact.get, **where)
+    if world.plan is not None or fact.store == "missing":
+        return log
+    put = (
+        *(_extra(n) for n in range(extra_receipts(world))),
+        *(stored_receipt(f) for f in world.receipts if stored_as(f, fact) == "put"),
+        *crossed_receipts(world),
+    )
+    if fact.store == "memory":
+        return replace(log, put=put)
+    kind = LOG_KINDS[fact.kind]
+    replacement = None
+    if kind.replace == "symlink_to_fifo":
+        replacement = Replacement(kind.replace, name="pipe")
+    elif kind.replace == "sparse":
+        replacement = Replacement(kind.replace, size=SPARSE_SIZES[-1])
+    elif kind.replace == "unreadable":
+        # The store keeps its valid log; only the path it is asked to reload
+        # is too long to exist, so loading raises OSError (ENAMETOOLONG).
+        replacement = Replacement(kind.replace, name="x" * (NAME_MAX + 1) + ".jsonl")
+    elif kind.replace:
+        replacement = Replacement(kind.replace)
+    damage = None
+    if not kind.replace and kind.damage is not None:
+        damage = Damage(fact.kind, fact.line, fact.variant)
+    appended = tuple(
+        stored_receipt(f) for f in world.receipts if stored_as(f, fact) == "appended"
+    )
+    return replace(
+        log,
+        put=put,
+        finish=True,
+        appended=appended,
+        damage=damage,
+        replacement=replacement,
+    )
+
+
+# --- the run, and a real run's plan -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """The AgentRun's fields; `final` may be no string at all (then set past
+    the constructor's validation, like `events` as a list)."""
+
+    completed: object
+    reason: object
+    final: object
+    events: tuple[EventSpec, ...]
+    modified_files: tuple[str, ...]
+    as_list: bool
+
+    @property
+    def odd_final(self) -> bool:
+        return not (self.final is None or isinstance(self.final, str))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One answer of the approval callback: a bare bool, or (`made`) an
+    ApprovalDecision carrying `reason` when it denies with one."""
+
+    approve: bool
+    reason: str | None = None
+    made: bool = False
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A file the real run must leave holding exactly `text`."""
+
+    parts: tuple[str, ...]
+    text: str
+
+    @property
+    def path(self) -> str:
+        return "/".join(self.parts)
+
+
+@dataclass(frozen=True)
+class Play:
+    """A real run: the target's own run_agent plays the plan's `script`.
+
+    `outcome` is what the plan implies (its events, approvals, files and
+    receipts); an event whose result is not known exactly holds none of
+    `forbidden`. `final` is the final reply's text, or no string when the
+    run stops at its step limit before it.
+    """
+
+    task: str
+    seeds: tuple[Node, ...]
+    script: tuple[str, ...]
+    commands: tuple[tuple[str, ...], ...]
+    decisions: tuple[Decision, ...]
+    invalid: int
+    outcome: Outcome
+    final: object
+    kept: tuple[Kept, ...]
+    forbidden: tuple[str, ...] = (SENTINEL, MARKER)
+
+    @property
+    def complete(self) -> bool:
+        return isinstance(self.final, str)
+
+
+def _decisions(plan: Plan) -> tuple[Decision, ...]:
+    decisions: list[Decision] = []
+    for step in plan.steps:
+        if isinstance(step, Denied):
+            decisions.append(Decision(False, step.reason, step.reason is not None))
+        elif isinstance(step, (EditFile, WriteFile, RunCommand)):
+            decisions.append(Decision(True, None, plan.approve_with_decision))
+    return tuple(decisions)
+
+
+def _play(world: World, plan: Plan, root: str) -> Play:
+    final, _ = final_text(world.final)
+    return Play(
+        task=plan.task,
+        seeds=tuple(
+            Node((root, *seed.path.split("/")), data=seed.content.encode("utf-8"))
+            for seed in plan.files
+        ),
+        script=replies(plan, final),
+        commands=commands(plan),
+        decisions=_decisions(plan),
+        invalid=sum(isinstance(step, Invalid) for step in plan.steps),
+        outcome=replay(plan),
+        final=final,
+        kept=tuple(Kept(f.parts, f.text) for f in world.files if f.kind == "exact"),
+    )
+
+
+# --- the whole world ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything the builder makes of one world, as data.
+
+    `root` is the workspace root's name under the tree, `files` what the
+    drawn world's files put on disk (in order), `run` the run to construct
+    (None for a real run, which `play` makes). `description` is the world in
+    words, for a lesson about a world that could not be built.
+    """
+
+    root: str
+    files: tuple[Node, ...]
+    log: Log
+    run: Run | None
+    case: CaseSpec
+    play: Play | None
+    # Only for `description`: worded when a lesson needs it (a tenth of a
+    # millisecond a world, and almost every world builds).
+    source: World = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def description(self) -> str:
+        return describe(self.source)
+
+
+#: File kinds whose path is laid out for a root of exactly ROOT_BYTES.
+_LENGTH_KINDS = ("long_path", "beyond_path_max")
+
+
+def _root(tree: str, world: World) -> str:
+    """The workspace root's name: the root exactly ROOT_BYTES long when the
+    tree's path allows, so paths at the length limit are known before the
+    world is built."""
+    base = os.fsencode(tree)
+    pad = ROOT_BYTES - len(base) - len(b"/ws")
+    if pad >= 0:
+        return "ws" + "-" * pad
+    if any(fact.kind in _LENGTH_KINDS for fact in world.files):
+        raise RuntimeError(
+            f"the scratch directory {os.fsdecode(base)!r} is too long for a path at"
+            f" the length limit (the workspace root must be {ROOT_BYTES} bytes);"
+            " set DAY7_SCRATCH to a shorter directory"
+        )
+    return "ws"
+
+
+def _run(world: World, events: Sequence[EventSpec] | None) -> Run:
+    specs = world_events(world) if events is None else tuple(events)
+    if world.events_as_list:  # numbered in descending order
+        specs = tuple(replace(e, step=len(specs) + 1 - e.step) for e in specs)
+    final, _ = final_text(world.final)
+    return Run(
+        world.final.completed,
+        world.final.run_reason,
+        final,
+        specs,
+        world.modified_files,
+        world.events_as_list,
+    )
+
+
+def evidence(
+    world: World,
+    tree: str | os.PathLike[str],
+    events: Sequence[EventSpec] | None = None,
+) -> Evidence:
+    """What the builder makes of `world` in the tree at path `tree`.
+
+    `events` replaces the world's canonical events (a reordering, say).
+    Raises RuntimeError when `tree` is too long for the world's paths.
+    """
+    tree = os.fspath(tree)
+    root = _root(tree, world)
+    plan = world.plan
+    return Evidence(
+        root=root,
+        files=()
+        if plan is not None
+        else tuple(node for f in world.files for node in file_nodes(f, root, tree)),
+        log=_log(world, root),
+        run=None if plan is not None else _run(world, events),
+        case=case_spec(world),
+        play=None if plan is None else _play(world, plan, root),
+        source=world,
+    )

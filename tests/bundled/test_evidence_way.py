@@ -1,0 +1,101 @@
+"""A world's way to the target's calls: one pure step in strategies, then the builder.
+
+`strategies.evidence.evidence(world, tree)` works out everything the builder
+makes of a world (files, receipts, log damage, run, case, a real run's plan)
+as plain data; judge/build.py (and judge/layout.py, which writes the files)
+consume only that. So the way from a drawn world to the target reads in two
+modules, and a change to a fact group's module cannot quietly change what
+the builder does behind the evidence: these tests hold the builder to it.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from judge import safefs
+from judge.build import materialise
+from judge.target import load_target
+from strategies.draw import EXAMPLE_WORLDS, TRAP_WORLDS
+from strategies.evidence import evidence
+from strategies.plans import WRITTEN_WORLDS
+
+JUDGE = Path(__file__).resolve().parents[2] / "judge"
+
+#: The judge's modules that make a world real, and what they may take from
+#: strategies: the evidence, nothing else.
+BUILDERS = ("build.py", "layout.py")
+
+
+def strategy_imports(path: Path) -> set[str]:
+    """Every strategies module `path` imports, at any depth of its code."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        found |= {n for n in names if n.split(".")[0] == "strategies"}
+    return found
+
+
+@pytest.mark.parametrize("module", BUILDERS)
+def test_the_builder_takes_only_the_evidence_from_strategies(module: str) -> None:
+    """The builder imports from strategies only `strategies.evidence`."""
+    assert strategy_imports(JUDGE / module) == {"strategies.evidence"}
+
+
+def test_evidence_is_pure() -> None:
+    """Working a world out touches no disk and gives the same evidence twice."""
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = Path(scratch) / "w"
+        for world in (*EXAMPLE_WORLDS.values(), *TRAP_WORLDS.values(), *WRITTEN_WORLDS):
+            made = evidence(world, tree)
+            assert made == evidence(world, tree)
+            assert made.root.startswith("ws")
+            assert os.listdir(scratch) == []
+
+
+_KINDS = {
+    "file": stat.S_ISREG,
+    "sparse": stat.S_ISREG,
+    "folder": stat.S_ISDIR,
+    "link": stat.S_ISLNK,
+    "fifo": stat.S_ISFIFO,
+    "socket": lambda mode: stat.S_ISSOCK(mode) or stat.S_ISFIFO(mode),
+    "device": stat.S_ISCHR,
+}
+
+
+def test_the_builder_lays_out_exactly_the_evidence() -> None:
+    """Every node of a world's evidence is on disk as it says (kind, bytes,
+    link, size), and the built world's FIFOs and secrets are its nodes'."""
+    target = load_target()
+    for world in (*EXAMPLE_WORLDS.values(), *TRAP_WORLDS.values()):
+        with materialise(world, target) as built:
+            made = built.evidence
+            assert made == evidence(world, built.tree)
+            for node in made.files:
+                path = built.tree.joinpath(*node.parts)
+                # From the folder's descriptor: some paths are past PATH_MAX.
+                with safefs.opened(built.tree, node.parts[:-1]) as folder:
+                    name = node.parts[-1]
+                    info = os.lstat(name, dir_fd=folder)
+                    assert _KINDS[node.what](info.st_mode), (node, oct(info.st_mode))
+                    if node.what == "file":
+                        assert safefs.read_regular(folder, name) == node.data
+                    elif node.what == "link":
+                        assert os.readlink(name, dir_fd=folder) == node.to
+                    elif node.what == "sparse":
+                        assert info.st_size == node.size
+                if stat.S_ISFIFO(info.st_mode):  # so is a socket too long for one
+                    assert path in built.fifos
+            secrets = [n for n in made.files if n.secret]
+            assert built.secrets == [built.tree.joinpath(*n.parts) for n in secrets]
