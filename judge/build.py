@@ -39,8 +39,9 @@ from typing import Any
 from judge import remote, safefs
 from judge.fixes import change_for, placed
 from judge.lessons import InvariantFailure, call_target, called
+from judge.placing import place_file
 from judge.remote import Ref, Step
-from strategies.files import ROOT_BYTES, SPARSE_SIZES, place_file
+from strategies.files import ROOT_BYTES, SPARSE_SIZES
 from strategies.finals import final_text
 from strategies.logs import LOG_KINDS, call_id_of, tamper
 from strategies.plan_steps import (

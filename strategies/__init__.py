@@ -39,9 +39,9 @@ _HOMES = {
     "strategies.receipts": "RECEIPT_KINDS ReceiptFact",
     "strategies.logs": "LOG_KINDS LogFact",
     "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS",
-    "strategies.draw": "EXAMPLE_WORLDS PASSING_WORLD TEXTS TRAP_WORLDS examples"
-    " file_facts hostile_worlds log_facts noise_events passing_worlds"
-    " unavailable_worlds with_perturbations worlds",
+    "strategies.draw": "CONTENT_EXAMPLES EXAMPLE_WORLDS PASSING_WORLD TEXTS"
+    " TRAP_WORLDS examples file_facts hostile_worlds log_facts noise_events"
+    " passing_worlds unavailable_worlds with_perturbations worlds",
     "strategies.plan_steps": "Denied EditFile Invalid ListFiles Plan ReadFile Refused"
     " RunCommand SeedFile WriteFile",
     "strategies.plans": "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD"
