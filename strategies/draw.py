@@ -142,8 +142,8 @@ _ARGS: dict[str, st.SearchStrategy[str]] = {
     "endings": st.sampled_from(("\n", "\r\n", "\r")),
     "encode": st.sampled_from(("latin-1", "utf-16", "utf-16-be", "cp1252", "utf-32")),
     "normalise": st.sampled_from(("NFC", "NFD", "NFKC", "NFKD")),
-    "trail": st.sampled_from(("\n", " ", "\t", " \n", "\r\n", "\n\n")),
-    "line_blanks": st.sampled_from((" ", "\t", " \t")),
+    "trail": st.text(" \t\r\n", min_size=1, max_size=3),
+    "line_blanks": st.text(" \t", min_size=1, max_size=2),
     "case": st.sampled_from(("swapcase", "upper", "lower", "casefold", "title")),
 }
 
@@ -189,9 +189,13 @@ def file_facts(
     The path is drawn from segments (its normalised form is the segments
     joined by "/", however the case spells it), the content from any text,
     and a plain file's content edited by one drawn operator (`edits`)."""
+    chosen = kinds or FILE_KINDS.names()
+    kind = st.sampled_from(chosen)
+    if "exact" in chosen:  # half of all files plain ones, whose content is drawn
+        kind = st.just("exact") | kind
     return st.builds(
         _FileDraft,
-        kind=st.sampled_from(kinds or FILE_KINDS.names()),
+        kind=kind,
         path=st.builds(
             PathDraft,
             st.lists(st.sampled_from(_SEGMENTS), max_size=3).map(tuple),
