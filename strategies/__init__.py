@@ -35,6 +35,7 @@ _HOMES = {
     "strategies.kinds": "UnknownKindError",
     "strategies.finals": "FINAL_KINDS FinalFact final_text",
     "strategies.files": "FILE_KINDS FileFact devices_available file_layout spelled",
+    "strategies.edits": "Edit",
     "strategies.results": "RESULT_KINDS EventSpec ResultFact",
     "strategies.receipts": "RECEIPT_KINDS ReceiptFact",
     "strategies.logs": "LOG_KINDS LogFact",

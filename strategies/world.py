@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from strategies.compact import Compact
+from strategies.edits import Edit
 from strategies.files import FILE_KINDS, FileFact, file_kind, file_layout, spelled
 from strategies.finals import FINAL_KINDS, FinalFact, final_said, final_text
 from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind
@@ -101,7 +102,7 @@ class World(Compact):
 
 
 # Every fact type prints compactly too.
-for _type in (FinalFact, FileFact, ResultFact, ReceiptFact, LogFact, EventSpec):
+for _type in (FinalFact, FileFact, Edit, ResultFact, ReceiptFact, LogFact, EventSpec):
     _type.__repr__ = Compact.__repr__  # type: ignore[method-assign]
 
 
