@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from judge.lessons import CallAborted, InvariantFailure
+from strategies.edits import Edit
 from strategies.files import FileFact
 from strategies.finals import FinalFact
 from strategies.receipts import ReceiptFact
@@ -159,7 +160,8 @@ def _false(world: World, group: str) -> World:
     if group == "final":
         return replace(world, final=replace(world.final, kind="absent"))
     if group == "files":
-        return replace(world, files=(replace(world.files[0], kind="wrong_byte"),))
+        longer = Edit("insert", -1, "x")  # one byte more, at the end: never equal
+        return replace(world, files=(replace(world.files[0], edit=longer),))
     if group == "results":
         return replace(world, results=(replace(world.results[0], kind="absent"),))
     return replace(world, receipts=(replace(world.receipts[0], stored="absent"),))

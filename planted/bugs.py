@@ -400,6 +400,16 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(TRUTH,),
     ),
     PlantedBug(
+        name="file-trailing-blanks",
+        task="files",
+        mistake="ignores spaces and tabs at the end of the file (as an editor"
+        " trims them), so a file with a trailing space passes",
+        old="observed is not None and observed == expected.content",
+        new='observed is not None and observed.rstrip(" \\t")'
+        ' == expected.content.rstrip(" \\t")',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
         name="file-prefix",
         task="files",
         mistake="accepts a file that merely starts with the expected content",

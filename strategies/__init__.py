@@ -37,13 +37,14 @@ _HOMES = {
     "strategies.kinds": "UnknownKindError",
     "strategies.finals": "FINAL_KINDS FinalFact final_text",
     "strategies.files": "FILE_KINDS FileFact devices_available file_layout spelled",
+    "strategies.edits": "Edit",
     "strategies.results": "RESULT_KINDS EventSpec ResultFact",
     "strategies.receipts": "RECEIPT_KINDS ReceiptFact",
     "strategies.logs": "LOG_KINDS LogFact",
     "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS",
-    "strategies.draw": "EXAMPLE_WORLDS PASSING_WORLD TEXTS TRAP_WORLDS examples"
-    " file_facts hostile_worlds log_facts noise_events passing_worlds"
-    " unavailable_worlds with_perturbations worlds",
+    "strategies.draw": "CONTENT_EXAMPLES EXAMPLE_WORLDS PASSING_WORLD TEXTS"
+    " TRAP_WORLDS examples file_facts hostile_worlds log_facts noise_events"
+    " passing_worlds unavailable_worlds with_perturbations worlds",
     "strategies.plan_steps": "Denied EditFile Invalid ListFiles Plan ReadFile Refused"
     " RunCommand SeedFile WriteFile",
     "strategies.plans": "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD"

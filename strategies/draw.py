@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from hypothesis import example
 from hypothesis import strategies as st
 
+from strategies.edits import EDITS, KEPT, READINGS, Edit
 from strategies.files import (
     FILE_KINDS,
     FOREIGN_FORMS,
@@ -42,11 +43,20 @@ from strategies.logs import (
 )
 from strategies.receipts import RECEIPT_KINDS, ReceiptFact
 from strategies.results import RESULT_KINDS, EventSpec, ResultFact, noise_event
-from strategies.vocabulary import EFFECT_TOOLS, INCOMPLETE_REASONS, TOOLS, marker
+from strategies.vocabulary import (
+    BOM,
+    EFFECT_TOOLS,
+    INCOMPLETE_REASONS,
+    TOOLS,
+    marker,
+)
 from strategies.world import World
 
 __all__ = [
     "BROAD_EXAMPLES",
+    "CONTENT_EXAMPLES",
+    "contents",
+    "edits",
     "EXAMPLE_WORLDS",
     "PASSING_WORLD",
     "TEXTS",
@@ -68,22 +78,21 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Filler never holds "[", "]" or "|": markers are the only text with brackets,
-# so a marker occurs exactly where its fact put it. Pools rather than drawn
-# characters: the kinds carry the structure (line endings, BOMs, sizes), the
-# text only needs some variety, and one draw per text keeps generation cheap.
+# Kept for callers that want a few fixed texts (the oracle's tests).
 TEXTS = (
     "",
     "a",
     "answer = 2\n",
-    "x = 1\ny = 2",
-    "one\ntwo\n",
+    "x = 1\r\ny = 2",
     "é 日本 ß\n",
     "  spaced out  ",
-    "tab\there\n",
-    "1\n\n2\n",
-    "no final newline",
 )
+# Pieces a file's text is made of, beside any character: line endings of
+# every sort, a BOM, a composed and a decomposed accent, a ligature, letters
+# whose case changes their length, blanks. No "[", "]" or "|": markers are
+# the only text with brackets.
+_PIECES = ("\n", "\r\n", "\r", BOM, "\u00e9", "e\u0301", "\ufb01", "ß", " ", "\t", "Ab")
+_CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="[]|")
 # Words around a marker in a final: no whitespace, so a marker padded with
 # spaces never occurs by accident.
 _WORDS = ("done", "ok", "é日", "finished")
@@ -91,16 +100,7 @@ _WORDS = ("done", "ok", "é日", "finished")
 # holds its index, so no file is another's directory), no "." component or
 # dot-protected name, no "_" (the builder's own names start with "_"), and
 # no protected name such as "credentials".
-_DIRS = (
-    (),
-    ("src",),
-    ("docs", "日本"),
-    ("a", "b"),
-    ("über",),
-    ("src", "ñu", "deep"),
-    ("my dir",),
-)
-_STEMS = ("app", "notes", "ré", "日本", "a b", "data")
+_SEGMENTS = ("src", "app", "docs", "日本", "a", "über", "ñu", "my dir", "a b", "ré")
 _SUFFIXES = ("", ".txt", ".py", ".md")
 # Changed artifacts: no digit, so the fixed ones the kinds add ("out/a0.txt")
 # never equal a drawn one.
@@ -114,8 +114,53 @@ _CALL_ID_STYLES = ("call-{}", "c{}", "call {}", "呼叫-{}")
 
 
 def texts() -> st.SearchStrategy[str]:
-    """Short file texts, the empty one first; none holds CR, "[" or "]"."""
-    return st.sampled_from(TEXTS)
+    """Short texts of any Unicode and several lines, the empty one first."""
+    piece = st.sampled_from(_PIECES) | st.text(_CHARACTERS, min_size=1, max_size=6)
+    return st.lists(piece, max_size=6).map("".join)
+
+
+def _grown(text: str, size: int) -> str:
+    # Past the 64 KiB a bounded read or workspace.read_file stops at.
+    line = text or "a"
+    return text if size == 0 else line * (96 * 1024 // len(line.encode()) + 1)
+
+
+def contents() -> st.SearchStrategy[str]:
+    """A file's base text: short, now and then over 64 KiB."""
+    return st.builds(_grown, texts(), st.integers(0, 15).map(lambda n: n // 15))
+
+
+# What each operator's `arg` is drawn from; raw bytes are lone surrogates.
+_ARGS: dict[str, st.SearchStrategy[str]] = {
+    "byte": st.characters(max_codepoint=255),
+    "insert": st.lists(
+        st.sampled_from(("x", " ", "\n", "\r", BOM, "\udcff", "\udce9", "\udce2\udc82"))
+        | _CHARACTERS,
+        min_size=1,
+        max_size=3,
+    ).map("".join),
+    "endings": st.sampled_from(("\n", "\r\n", "\r")),
+    "encode": st.sampled_from(("latin-1", "utf-16", "utf-16-be", "cp1252", "utf-32")),
+    "normalise": st.sampled_from(("NFC", "NFD", "NFKC", "NFKD")),
+    "trail": st.text(" \t\r\n", min_size=1, max_size=3),
+    "line_blanks": st.text(" \t", min_size=1, max_size=2),
+    "case": st.sampled_from(("swapcase", "upper", "lower", "casefold", "title")),
+}
+
+
+@st.composite
+def edits(draw: st.DrawFn) -> Edit:
+    """One operator on a file's bytes or on what is expected; kept first."""
+    op = draw(st.sampled_from(tuple(EDITS)))
+    if op == "kept":
+        return KEPT
+    return Edit(
+        op,
+        draw(st.integers(0, 1 << 17)),
+        draw(_ARGS.get(op, st.just(""))),
+        draw(st.sampled_from(("world", "case"))),
+        draw(st.sampled_from(tuple(READINGS))),
+    )
 
 
 @dataclass(frozen=True)
@@ -125,27 +170,42 @@ class _FileDraft:
     text: str
     spelling: str
     variant: int
+    edit: Edit = KEPT
 
     def at(self, index: int) -> FileFact:
         fact = file_path(self.kind, self.path, index, self.variant)
         spelling = self.spelling if FILE_KINDS[self.kind].spellable else "plain"
-        return replace(fact, text=self.text, spelling=spelling)
+        # Only a plain file's content is edited: the other kinds are about
+        # what stands at the path.
+        edit = self.edit if self.kind == "exact" else KEPT
+        return replace(fact, text=self.text, spelling=spelling, edit=edit)
 
 
-def file_facts(kinds: Sequence[str] | None = None) -> st.SearchStrategy[_FileDraft]:
-    """Drafts of file facts; `worlds` gives each its index (and so its path)."""
+def file_facts(
+    kinds: Sequence[str] | None = None, edited: bool = True
+) -> st.SearchStrategy[_FileDraft]:
+    """Drafts of file facts; `worlds` gives each its index (and so its path).
+
+    The path is drawn from segments (its normalised form is the segments
+    joined by "/", however the case spells it), the content from any text,
+    and a plain file's content edited by one drawn operator (`edits`)."""
+    chosen = kinds or FILE_KINDS.names()
+    kind = st.sampled_from(chosen)
+    if "exact" in chosen:  # half of all files plain ones, whose content is drawn
+        kind = st.just("exact") | kind
     return st.builds(
         _FileDraft,
-        kind=st.sampled_from(kinds or FILE_KINDS.names()),
+        kind=kind,
         path=st.builds(
             PathDraft,
-            st.sampled_from(_DIRS),
-            st.sampled_from(_STEMS),
+            st.lists(st.sampled_from(_SEGMENTS), max_size=3).map(tuple),
+            st.sampled_from(_SEGMENTS),
             st.sampled_from(_SUFFIXES),
         ),
-        text=texts(),
+        text=contents(),
         spelling=st.sampled_from(SPELLINGS),
         variant=st.integers(0, 63),
+        edit=edits() if edited else st.just(KEPT),
     )
 
 
@@ -309,6 +369,7 @@ def worlds(
     *,
     finals: st.SearchStrategy[FinalFact] | None = None,
     file_kinds: Sequence[str] | None = None,
+    file_edits: bool = True,
     result_kinds: Sequence[str] | None = None,
     receipt_kinds: Sequence[str] | None = None,
     stored: Sequence[str] = ("put", "appended", "absent"),
@@ -330,7 +391,7 @@ def worlds(
     return st.builds(
         _assemble,
         finals if finals is not None else final_facts(),
-        st.lists(file_facts(file_kinds), max_size=max_files),
+        st.lists(file_facts(file_kinds, file_edits), max_size=max_files),
         st.lists(result_facts(result_kinds), max_size=max_results),
         logs if logs is not None else log_facts(),
         st.lists(
@@ -352,6 +413,7 @@ def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
         "file_kinds": [
             k for k in FILE_KINDS.names(verdicts=(PASS,)) if not FILE_KINDS[k].own_path
         ],
+        "file_edits": False,
         "result_kinds": [
             k for k in RESULT_KINDS.names(verdicts=(PASS,)) if k not in _PLAYED
         ],
@@ -368,8 +430,9 @@ def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
 
 
 def unavailable_worlds() -> st.SearchStrategy[World]:
-    """Worlds whose files are all unavailable evidence, and whose log may be too."""
-    return worlds(file_kinds=FILE_KINDS.names(verdicts=(UNAVAILABLE,)))
+    """Worlds whose files are unavailable evidence (or plain files whose edit
+    may have left them no UTF-8), and whose log may be too."""
+    return worlds(file_kinds=("exact", *FILE_KINDS.names(verdicts=(UNAVAILABLE,))))
 
 
 def hostile_worlds(
@@ -409,11 +472,74 @@ _NOISE = (
 _DRAFT = PathDraft(("src",), "app", ".py")
 
 
-def _file_world(kind: str, spelling: str = "plain", variant: int = 1) -> World:
-    fact = replace(file_path(kind, _DRAFT, 0, variant), text=_TEXT)
+def _file_world(
+    kind: str, spelling: str = "plain", variant: int = 1, text: str = _TEXT
+) -> World:
+    fact = replace(file_path(kind, _DRAFT, 0, variant), text=text)
     if FILE_KINDS[kind].spellable:
         fact = replace(fact, spelling=spelling)
     return World(files=(fact,))
+
+
+def _content_world(text: str, edit: Edit) -> World:
+    fact = _file_world("exact", text=text).files[0]
+    return World(files=(replace(fact, edit=edit),))
+
+
+_NFC = "caf\u00e9 na\u00efve"
+_NFD = "cafe\u0301 nai\u0308ve"
+_LARGE = _grown("\u00e9 answer = 2\n", 1)
+_BAD = "\udcff\udcc0\udcaf\udce2\udc82"  # three sorts of invalid UTF-8, as bytes
+
+#: The contents the kind table once listed, each a base text and one edit,
+#: written out so every mistake they caught is met under any seed.
+CONTENT_EXAMPLES: dict[str, tuple[str, Edit]] = {
+    "exact": (_TEXT, KEPT),
+    "exact_empty": ("", KEPT),
+    "exact_crlf": (_TEXT.replace("\n", "\r\n"), KEPT),
+    "exact_cr": (_TEXT.replace("\n", "\r"), KEPT),
+    "exact_mixed": ("one\r\ntwo\rthree\nfour", KEPT),
+    "exact_bom": (BOM + _TEXT, KEPT),
+    "exact_no_final_newline": (_TEXT.rstrip("\n"), KEPT),
+    "exact_padded": (f"  {_TEXT} \n\n", KEPT),
+    "exact_large": (_LARGE, KEPT),
+    "exact_nfd": (_TEXT + _NFD, KEPT),
+    "exact_nfc_unchanged": (_TEXT + _NFC, Edit("normalise", arg="NFC")),
+    "exact_ascii_as_latin1": ("answer = 2\n", Edit("encode", arg="latin-1")),
+    "wrong_byte": (_TEXT, Edit("byte", 3, "x")),
+    "crlf_twin": (_TEXT, Edit("endings", arg="\r\n")),
+    "cr_twin": (_TEXT, Edit("endings", arg="\r")),
+    "lf_twin": (_TEXT.replace("\n", "\r\n"), Edit("endings", arg="\n")),
+    "bom_added": (_TEXT, Edit("bom")),
+    "bom_removed": (_TEXT, Edit("bom", side="case")),
+    "newline_added": (_TEXT, Edit("trail", arg="\n")),
+    "newline_removed": (_TEXT, Edit("trail", arg="\n", side="case")),
+    "padded": (_TEXT, Edit("insert", 0, " ")),
+    "spaces_appended": (_TEXT, Edit("trail", arg=" \t")),
+    "stripped": (f" {_TEXT} ", Edit("strip")),
+    "line_end_spaces": (_TEXT, Edit("line_blanks", arg=" \t")),
+    "ligature_on_disk": (_TEXT + "\ufb01", Edit("normalise", arg="NFKC", side="case")),
+    "longer": (_TEXT, Edit("insert", -1, "x")),
+    "shorter": (_TEXT, Edit("insert", -1, "|", side="case")),
+    "truncated": (_TEXT, Edit("truncate", -2)),
+    "embedded": (_TEXT, Edit("insert", 0, "x")),
+    "emptied": (_TEXT, Edit("truncate", 0)),
+    "filled": ("", Edit("insert", 0, "a")),
+    "large_tail": (_LARGE, Edit("byte", -2, "x")),
+    "case_swapped": (_TEXT + "Ab", Edit("case", arg="swapcase")),
+    "nfd_on_disk": (_TEXT + _NFC, Edit("normalise", arg="NFD")),
+    "nfc_on_disk": (_TEXT + _NFD, Edit("normalise", arg="NFC")),
+    "content_lone_surrogate": (_TEXT, Edit("insert", -1, "\udcff", side="case")),
+    "utf16": (_TEXT, Edit("encode", arg="utf-16")),
+    "invalid_utf8": (_TEXT, Edit("insert", 5, "\udcff")),
+    "invalid_utf8_replaced": (_TEXT, Edit("insert", 5, "\udcff", reading="replace")),
+    "invalid_utf8_truncated": (_TEXT + "\u00e9", Edit("truncate", -2)),
+    "invalid_utf8_latin1": (_TEXT, Edit("encode", arg="latin-1", reading="latin-1")),
+    **{
+        f"invalid_utf8_as_{reading}": (_TEXT, Edit("insert", 5, _BAD, reading=reading))
+        for reading in ("surrogateescape", "replace", "ignore")
+    },
+}
 
 
 def _result_world(kind: str) -> World:
@@ -442,11 +568,13 @@ def _receipt_world(receipt: str, stored: str = "put", **log: Any) -> World:
 
 
 def _everything_world() -> World:
+    placed = [
+        (k, _TEXT, KEPT) for k in FILE_KINDS.names() if not FILE_KINDS[k].own_path
+    ]
+    contents = [("exact", text, edit) for text, edit in CONTENT_EXAMPLES.values()]
     files = tuple(
-        FileFact(i, ("src", f"f{i}.txt"), kind, _TEXT, SPELLINGS[i % len(SPELLINGS)])
-        for i, kind in enumerate(
-            k for k in FILE_KINDS.names() if not FILE_KINDS[k].own_path
-        )
+        FileFact(i, ("src", f"f{i}.txt"), kind, text, SPELLINGS[i % 5], edit=edit)
+        for i, (kind, text, edit) in enumerate([*placed, *contents])
     )
     results = [k for k in RESULT_KINDS.names() if k not in _PLAYED]
     return World(
@@ -491,7 +619,8 @@ EXAMPLE_WORLDS: dict[str, World] = {
         for k in ("incomplete", "incomplete_without_final", "completed_reason_limit")
         for reason in INCOMPLETE_REASONS[1:]
     },
-    **{f"file {k}": _file_world(k) for k in _course(FILE_KINDS)},
+    **{f"file {k}": _file_world(k) for k in _course(FILE_KINDS) if k != "exact"},
+    **{f"file {k}": _content_world(*made) for k, made in CONTENT_EXAMPLES.items()},
     **{f"file spelled {s}": _file_world("exact", s) for s in SPELLINGS[1:]},
     # Every way of writing a name another system reads as a separator or a
     # drive, so each conversion is met under any seed.
@@ -565,7 +694,7 @@ PASSING_WORLD = World(
     final=FinalFact("embedded", marker(0)),
     files=(
         FileFact(0, ("src", "app0.py"), "exact", "answer = 2\n"),
-        FileFact(1, ("docs", "b1.md"), "exact_crlf", "one\ntwo\n", "dot_slash"),
+        FileFact(1, ("docs", "b1.md"), "exact", "one\r\ntwo\r\n", "dot_slash"),
     ),
     results=(
         ResultFact("run_command", "after_decoy", marker(1), "edit_file", repeat=True),

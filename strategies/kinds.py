@@ -100,6 +100,9 @@ class Kinds(Mapping[str, K], Generic[K]):
                 f" {', '.join(self._kinds)}"
             ) from None
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._kinds
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._kinds)
 

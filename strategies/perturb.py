@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.files import FILE_KINDS
+from strategies.files import FILE_KINDS, file_perturbations
 from strategies.finals import FINAL_KINDS
 from strategies.plans import wrong_facts
 from strategies.receipts import RECEIPT_KINDS
@@ -73,16 +73,13 @@ def perturbations(world: World) -> list[Perturbation]:
     for i, fact in enumerate(world.files):
         if FILE_KINDS[fact.kind].own_path:
             continue  # its path depends on its kind: another kind renames the check
-        for kind in FILE_KINDS.perturbations():
+        for words, changes, changed in file_perturbations(fact):
             found.append(
                 Perturbation(
-                    f"file {fact.path}: {kind.perturbation}",
-                    kind.changes,
+                    f"file {fact.path}: {words}",
+                    changes,
                     at["file", i],
-                    replace(
-                        world,
-                        files=_swap(world.files, i, replace(fact, kind=kind.name)),
-                    ),
+                    replace(world, files=_swap(world.files, i, changed)),
                 )
             )
     for i, result in enumerate(world.results):

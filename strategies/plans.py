@@ -28,9 +28,9 @@ from typing import Any
 from hypothesis import example
 from hypothesis import strategies as st
 
+from strategies.edits import CASE_EDITS, edit_words
 from strategies.files import FileFact
 from strategies.finals import FinalFact, final_text
-from strategies.kinds import Kind
 from strategies.logs import LogFact
 from strategies.plan_steps import (
     Denied,
@@ -335,11 +335,11 @@ def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact
             wrong.append(WrongFact(label, replace(world, final=changed), 0))
 
     for i, fact in enumerate(world.files):
-        for kind in ("shorter", "newline_removed", "bom_removed"):
-            changed_file = replace(fact, kind=kind)
+        for edit in CASE_EDITS:
+            changed_file = replace(fact, edit=edit)
             wrong.append(
                 WrongFact(
-                    f"file {fact.path}: {_perturbation(kind)}",
+                    f"file {fact.path}: {edit_words(changed_file.text, edit)}",
                     replace(world, files=_swap(world.files, i, changed_file)),
                     at["file", i][0],
                 )
@@ -419,13 +419,6 @@ def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact
                 )
             )
     return tuple(wrong)
-
-
-def _perturbation(kind: str) -> str:
-    from strategies.files import FILE_KINDS
-
-    found: Kind = FILE_KINDS[kind]
-    return found.perturbation or found.words
 
 
 # --- strategies ------------------------------------------------------------------

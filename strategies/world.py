@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from strategies.compact import Compact
-from strategies.files import FILE_KINDS, FileFact, file_layout, spelled
+from strategies.edits import Edit
+from strategies.files import FILE_KINDS, FileFact, file_kind, file_layout, spelled
 from strategies.finals import FINAL_KINDS, FinalFact, final_said, final_text
 from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind
 from strategies.logs import HARDENED_GET_ERRORS, LOG_KINDS, LogFact
@@ -81,7 +82,7 @@ class World(Compact):
     def kinds(self) -> Iterator[Kind]:
         """The kind of every fact of the world."""
         yield FINAL_KINDS[self.final.kind]
-        yield from (FILE_KINDS[fact.kind] for fact in self.files)
+        yield from (file_kind(fact) for fact in self.files)
         yield from (RESULT_KINDS[fact.kind] for fact in self.results)
         yield from (RECEIPT_KINDS[fact.kind] for fact in self.receipts)
         yield LOG_KINDS[self.log.kind]
@@ -101,7 +102,7 @@ class World(Compact):
 
 
 # Every fact type prints compactly too.
-for _type in (FinalFact, FileFact, ResultFact, ReceiptFact, LogFact, EventSpec):
+for _type in (FinalFact, FileFact, Edit, ResultFact, ReceiptFact, LogFact, EventSpec):
     _type.__repr__ = Compact.__repr__  # type: ignore[method-assign]
 
 
@@ -337,7 +338,9 @@ _TABLES = {
 
 def _check(group: str, name: str, kind: Kind, fact: str, hint: str) -> ExpectedCheck:
     passing, failing = _DETAILS[group]
-    cause = f"{group}:{_TABLES[group].alike(kind.name)}"
+    table = _TABLES[group]
+    # A file's edit names its own cause ("file:bom"), outside the table.
+    cause = f"{group}:{table.alike(kind.name) if kind.name in table else kind.name}"
     if kind.verdict == EITHER:
         return ExpectedCheck(name, None, None, fact=fact, hint=hint, kind=cause)
     if kind.verdict == UNAVAILABLE:
@@ -433,7 +436,7 @@ def truth(world: World) -> tuple[ExpectedCheck, ...]:
         _check("final", "final", final, f"final: {_final_words(world)}", final.hint)
     ]
     for fact in world.files:
-        kind = FILE_KINDS[fact.kind]
+        kind = file_kind(fact)
         hint = kind.hint
         if fact.spelling != "plain":
             hint += "; the check is named with the normalised path"
@@ -488,7 +491,7 @@ def _final_words(world: World) -> str:
 
 
 def _file_words(fact: FileFact) -> str:
-    kind = FILE_KINDS[fact.kind]
+    kind = file_kind(fact)
     expected, disk = file_layout(fact)
     written = spelled(fact.parts, fact.spelling)
     shown = (
@@ -496,7 +499,10 @@ def _file_words(fact: FileFact) -> str:
     )
     spelling = "" if written == fact.path else f" (the case writes {written!r})"
     line = f"file {shown}{spelling}: {kind.words}; expected {_short(expected)}"
-    if kind.verdict != UNAVAILABLE and expected.encode(errors="replace") != disk:
+    # The bytes when they differ from the expected text's, for a file that
+    # holds them (a missing file or a FIFO holds none).
+    holds = FILE_KINDS[fact.kind].verdict != UNAVAILABLE
+    if holds and expected.encode("utf-8", "surrogatepass") != disk:
         line += f", on disk {_short(disk)}"
     return line
 

@@ -18,6 +18,7 @@ from judge import (
     timed_out,
 )
 from strategies import (
+    CONTENT_EXAMPLES,
     EVALUATE,
     FILE_KINDS,
     LOG_KINDS,
@@ -34,6 +35,8 @@ from strategies import (
 
 _UNAVAILABLE_EXAMPLES = (
     *(f"file {kind}" for kind in FILE_KINDS.names(verdicts=("unavailable",))),
+    *(f"file {kind}" for kind in CONTENT_EXAMPLES if kind.startswith("invalid_utf8")),
+    "file utf16",
     *(f"receipt log {kind}" for kind in LOG_KINDS.names(verdicts=("unavailable",))),
     "memory store whose get raises AgentError",
     "memory store whose get raises OSError",

@@ -1,5 +1,5 @@
-"""The oracle itself: every kind is drawn, the truth covers it, its layout agrees with
-its verdict, and each perturbation flips exactly the check it names.
+"""The oracle itself: every kind is drawn, the truth covers it, a file's verdict
+follows from its bytes, and each perturbation flips exactly the check it names.
 
 The invariants are only as good as the worlds' truth. These tests judge that
 truth without any target: if one of them fails, the suite (not an evaluator)
@@ -7,6 +7,9 @@ is wrong.
 """
 
 from __future__ import annotations
+
+import re
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -29,6 +32,7 @@ from strategies import (
     ResultFact,
     UnknownKindError,
     World,
+    describe,
     devices_available,
     file_layout,
     hostile_worlds,
@@ -38,6 +42,9 @@ from strategies import (
     truth,
     worlds,
 )
+from strategies.draw import contents, edits
+from strategies.edits import EDITS, Edit
+from strategies.files import file_kind
 
 GROUPS = {
     "final": (FINAL_KINDS, lambda world: [world.final.kind]),
@@ -129,22 +136,91 @@ def test_truth_covers_every_written_world(world: World) -> None:
 
 @pytest.mark.parametrize("kind", list(FILE_KINDS))
 @pytest.mark.parametrize("text", TEXTS)
-def test_a_file_kind_lays_out_what_its_verdict_says(kind: str, text: str) -> None:
-    """A passing file kind puts exactly the expected content's UTF-8 on disk, a
-    mismatching one puts decodable bytes that differ, an invalid-UTF-8 one
-    bytes that do not decode, and a kind that changes only the case keeps the
-    base text on disk (so it applies to a real run's files)."""
-    file_kind = FILE_KINDS[kind]
-    expected, disk = file_layout(FileFact(0, ("a0",), kind, text))
-    if file_kind.verdict == "pass":
+def test_a_file_kind_keeps_its_verdict(kind: str, text: str) -> None:
+    """What a file is decides its verdict, except a readable file, whose
+    verdict its bytes decide: kept as it is, it passes."""
+    fact = FileFact(0, ("a0",), kind, text)
+    expected, disk = file_layout(fact)
+    assert file_kind(fact).verdict == FILE_KINDS[kind].verdict
+    if FILE_KINDS[kind].verdict == "pass":
         assert disk == expected.encode()
-    elif file_kind.verdict == "fail" and file_kind.place.__name__ == "_regular":
-        assert disk.decode() != expected
-    elif kind.startswith("invalid_utf8"):
-        with pytest.raises(UnicodeDecodeError):
-            disk.decode()
-    if file_kind.changes == "case":
-        assert disk == text.encode()
+
+
+def _changed(text: str, edit: Edit) -> bool:
+    """Whether the edit changed anything, said without the edit's code: the
+    operators' meaning written again in plain Python."""
+    data, arg, op = text.encode(), edit.arg, edit.op
+    n = len(data)
+    if op == "byte":
+        return bool(data) and data[edit.at % n] != arg.encode("latin-1")[0]
+    if op == "truncate":
+        return edit.at % (n + 1) < n
+    if op == "endings":
+        return any(e != arg for e in re.findall(r"\r\n|\r|\n", text))
+    if op == "encode":
+        return text.encode(arg, "replace") != data
+    if op == "normalise":
+        return not unicodedata.is_normalized(arg, text)
+    if op == "strip":
+        return text != text.strip()
+    if op == "case":
+        return getattr(text, arg)() != text
+    # kept changes nothing; a BOM always adds; the rest add `arg`.
+    return op == "bom" or (op != "kept" and arg != "")
+
+
+@settings(max_examples=400, database=None, deadline=None)
+@given(text=contents(), edit=edits())
+def test_an_edit_passes_exactly_when_it_changed_nothing(text: str, edit: Edit) -> None:
+    """A plain file's check passes exactly when its edit changed no byte of it
+    (nor of what is expected), fails when it changed them into other UTF-8, and
+    is unavailable exactly when the file is not UTF-8; the operator's own
+    words say what it did, and the file's bytes are in the world's words."""
+    fact = FileFact(0, ("a0",), "exact", text, edit=edit)
+    expected, disk = file_layout(fact)
+    verdict = file_kind(fact).verdict
+    valid = disk.decode("utf-8", "replace").encode() == disk
+    if not valid:
+        assert verdict == "unavailable"
+    elif edit.reading and edit.side == "world":
+        # The expected text is the file read leniently: so equal to it.
+        assert verdict == ("pass" if expected == disk.decode() else "fail")
+    else:
+        assert verdict == ("fail" if _changed(text, edit) else "pass")
+    if verdict != "pass":
+        words = describe(World(files=(fact,)))
+        assert f", on disk {repr(disk)[:40]}" in words or len(repr(disk)) > 60
+
+
+def test_edits_reach_every_verdict_of_their_own() -> None:
+    """The drawn space holds, for every operator, a change (a failing or an
+    unavailable check) and, where the operator can leave the bytes as they
+    are (NFC of NFC text, Latin-1 of ASCII), a passing one."""
+    seen: set[tuple[str, str]] = set()
+
+    @settings(
+        max_examples=1500,
+        database=None,
+        derandomize=True,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(text=contents(), edit=edits())
+    def collect(text: str, edit: Edit) -> None:
+        seen.add(
+            (edit.op, file_kind(FileFact(0, ("a0",), "exact", text, edit=edit)).verdict)
+        )
+
+    collect()
+    for op in EDITS:
+        wanted = (
+            {"pass"}
+            if op == "kept"
+            else {"fail", "pass"} - ({"pass"} if op == "bom" else set())
+        )
+        assert wanted <= {v for o, v in seen if o == op}, op
+    assert any(v == "unavailable" for _, v in seen)
 
 
 @pytest.mark.parametrize(
