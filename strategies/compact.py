@@ -22,5 +22,18 @@ class Compact:
             else:
                 default = MISSING
             if default is MISSING or value != default:
-                shown.append(f"{item.name}={value!r}")
+                shown.append(f"{item.name}={_literal(value)}")
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def _literal(value: object) -> str:
+    """`repr(value)`, but a long text that repeats one short piece (a file
+    grown past a read limit) as `piece * n + rest`: the same value, short."""
+    if isinstance(value, (str, bytes)) and len(value) > 256:
+        for size in range(1, 65):
+            times, rest = divmod(len(value), size)
+            piece = value[:size]
+            if piece * times + value[:rest] == value:
+                tail = f" + {value[:rest]!r}" if rest else ""
+                return f"{piece!r} * {times}{tail}"
+    return repr(value)
