@@ -9,8 +9,9 @@ values the built object must then hold (verbatim, or normalised).
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from typing import Any
 
 from hypothesis import strategies as st
@@ -18,12 +19,16 @@ from hypothesis import strategies as st
 from strategies.files import SPELLINGS, spelled
 
 __all__ = [
+    "ARGUMENT_FIELDS",
     "BLANK_FIELDS",
+    "EXAMPLE_WRONG_ARGUMENTS",
     "Spec",
     "ValidSpec",
+    "WrongArgument",
     "bad_paths",
     "example_invalid_specs",
     "example_valid_specs",
+    "wrong_arguments",
     "wrong_type_specs",
     "blank_strings",
     "invalid_specs",
@@ -259,19 +264,44 @@ _WRONG_ITEMS: tuple[tuple[str, Callable[[Any], Any], str], ...] = (
 )
 
 
-def _list_group_spec(group: str, size: int) -> Spec:
+# A group that is not a tuple: (shown, as Python around the items' code).
+# A bare expectation is the group's one item as is, not inside anything.
+_NOT_TUPLES = {
+    "list": ("a list", "[{}]"),
+    "bare": ("one bare expectation, not in a tuple", "{}"),
+    "frozenset": ("a frozenset", "frozenset({{{}}})"),
+    "generator": ("a generator", "(item for item in ({},))"),
+    "mapping": ("a dict keyed by index", "dict(enumerate(({},)))"),
+}
+
+
+def _group_spec(group: str, shape: str, size: int) -> Spec:
+    """A group given as something other than a tuple of its type."""
     kind = _GROUP_KINDS[group]
+    size = 1 if shape == "bare" else size
+    shown, around = _NOT_TUPLES[shape]
+    code = around.format(", ".join(_group_item_code(kind, i) for i in range(size)))
+    if shape == "frozenset" and not size:
+        code = "frozenset()"
+
+    def make(t: Any) -> Any:
+        items = tuple(_group_item(t, kind, i) for i in range(size))
+        value: object = {
+            "list": lambda: list(items),
+            "bare": lambda: items[0],
+            "frozenset": lambda: frozenset(items),
+            "generator": lambda: (item for item in items),
+            "mapping": lambda: dict(enumerate(items)),
+        }[shape]()
+        return t.EvaluationCase("done", **{group: value})
+
     return Spec(
-        f"EvaluationCase('done', {group}=[{size} valid item(s)]) (a list)",
-        lambda t: t.EvaluationCase(
-            "done", **{group: [_group_item(t, kind, i) for i in range(size)]}
-        ),
+        f"EvaluationCase('done', {group}={code}) ({shown})",
+        make,
         (group,),
-        f"{group} must be a tuple: a list is refused",
+        f"{group} must be a tuple of {kind} expectations: {shown} is refused",
         binds=False,
-        code=f"target.EvaluationCase('done', {group}=["
-        + ", ".join(_group_item_code(kind, i) for i in range(size))
-        + "])",
+        code=f"target.EvaluationCase('done', {group}={code})",
     )
 
 
@@ -397,7 +427,10 @@ def invalid_specs() -> st.SearchStrategy[Spec]:
             ),
         ),
         st.builds(
-            _list_group_spec, st.sampled_from(tuple(_GROUP_KINDS)), st.integers(0, 2)
+            _group_spec,
+            st.sampled_from(tuple(_GROUP_KINDS)),
+            st.sampled_from(tuple(_NOT_TUPLES)),
+            st.integers(0, 2),
         ),
         st.sampled_from(tuple(_GROUP_KINDS)).flatmap(
             lambda group: st.builds(
@@ -441,8 +474,12 @@ def example_invalid_specs() -> list[Spec]:
         _artifact_spec("x/../y", ()),
         _artifact_spec("a\0b", ()),
         *(_exit_spec(v) for v in ("maybe", "OK", " ok", "")),
-        *(_list_group_spec(group, 1) for group in _GROUP_KINDS),
-        _list_group_spec("files", 0),
+        *(
+            _group_spec(group, shape, 1)
+            for group in _GROUP_KINDS
+            for shape in _NOT_TUPLES
+        ),
+        _group_spec("files", "list", 0),
         *(_wrong_item_spec(g, w, 1, 1) for g in _GROUP_KINDS for w in _wrong_items(g)),
         _duplicate_path_spec(("a", "b"), "plain", "double_slash"),
         _duplicate_path_spec(("a", "b"), "plain", "dot_slash"),
@@ -523,6 +560,136 @@ def wrong_type_specs() -> list[Spec]:
         ),
     ]
     return specs
+
+
+# --- arguments of the wrong type ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WrongArgument:
+    """Something that is not the argument evaluate_run needs at a position.
+
+    `make(arguments, position)` builds it from the right arguments (a
+    look-alike copies the right one's fields); `code` does the same as
+    Python lines that end by setting `arguments[position]`.
+    """
+
+    what: str
+    make: Callable[[list[Any], int], Any] = field(repr=False, compare=False)
+    code: tuple[str, ...] = field(repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.what
+
+
+#: Each argument's type and its fields, as the contract names them: a
+#: look-alike is built from these (the target's objects may live in a worker,
+#: where only their attributes can be read).
+ARGUMENT_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("AgentRun", ("completed", "reason", "final", "events", "modified_files")),
+    ("Workspace", ("policy", "confirm_tool", "receipt_store")),
+    ("ReceiptStore", ("path",)),
+    ("EvaluationCase", ("final_contains", "files", "results", "receipts")),
+)
+
+
+# How a look-alike is made from the right argument's fields and its type's
+# name (the same name, so an evaluator that checks type(x).__name__ is met).
+_LOOKALIKES: dict[str, tuple[Callable[[str, dict[str, Any]], Any], str]] = {
+    "namespace": (
+        lambda name, values: types.SimpleNamespace(**values),
+        "types.SimpleNamespace(**values)",
+    ),
+    "class": (
+        lambda name, values: type(name, (), dict(values))(),
+        "type(name, (), dict(values))()",
+    ),
+    "dataclass": (
+        lambda name, values: make_dataclass(name, list(values), frozen=True)(**values),
+        "dataclasses.make_dataclass(name, list(values), frozen=True)(**values)",
+    ),
+    "mapping": (lambda name, values: dict(values), "dict(values)"),
+}
+
+
+def _lookalike(shape: str, dropped: int) -> WrongArgument:
+    build, code = _LOOKALIKES[shape]
+
+    def make(arguments: list[Any], position: int) -> Any:
+        name, names = ARGUMENT_FIELDS[position]
+        kept = names[: max(len(names) - dropped, 0)]
+        return build(name, {key: getattr(arguments[position], key) for key in kept})
+
+    less = f" but its last {dropped}" if dropped else ""
+    return WrongArgument(
+        f"a {shape} look-alike with the right argument's fields{less}",
+        make,
+        (
+            "import dataclasses, types",
+            "name, names = {fields}",
+            f"names = names[: max(len(names) - {dropped}, 0)]",
+            "values = {key: getattr(arguments[{p}], key) for key in names}",
+            f"arguments[{{p}}] = {code}",
+        ),
+    )
+
+
+def _bare(value: object) -> WrongArgument:
+    return WrongArgument(
+        repr(value),
+        lambda arguments, position: value,
+        (f"arguments[{{p}}] = {value!r}",),
+    )
+
+
+def _wrapped(shape: str) -> WrongArgument:
+    around = {"list": "[{}]", "tuple": "({},)"}[shape]
+    return WrongArgument(
+        f"the right argument inside a {shape}",
+        lambda arguments, position: (
+            [arguments[position]] if shape == "list" else (arguments[position],)
+        ),
+        (f"arguments[{{p}}] = {around.format('arguments[{p}]')}",),
+    )
+
+
+def _another(shift: int) -> WrongArgument:
+    return WrongArgument(
+        f"another argument ({shift} on)",
+        lambda arguments, position: arguments[(position + shift) % 4],
+        (f"arguments[{{p}}] = arguments[({{p}} + {shift}) % 4]",),
+    )
+
+
+def wrong_arguments() -> st.SearchStrategy[WrongArgument]:
+    """Anything that is not the argument a position needs: a bare value, the
+    right argument wrapped, another argument, or a look-alike (a namespace,
+    a plain class or a dataclass of the same name, a dict) holding the right
+    argument's fields, all or all but the last few."""
+    return st.one_of(
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.integers(),
+            st.floats(allow_nan=False, allow_infinity=False),
+            st.text(max_size=8),
+            st.binary(max_size=4),
+        ).map(_bare),
+        st.builds(_lookalike, st.sampled_from(tuple(_LOOKALIKES)), st.integers(0, 2)),
+        st.builds(_wrapped, st.sampled_from(("list", "tuple"))),
+        st.builds(_another, st.integers(1, 3)),
+    )
+
+
+#: Written-out wrong arguments, met under any seed.
+EXAMPLE_WRONG_ARGUMENTS = (
+    _bare(None),
+    _bare({}),
+    _another(1),
+    _bare("text"),
+    *(_lookalike(shape, 0) for shape in _LOOKALIKES),
+    _wrapped("list"),
+)
 
 
 # --- valid near misses ---------------------------------------------------------------
