@@ -9,9 +9,8 @@ values the built object must then hold (verbatim, or normalised).
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
@@ -567,128 +566,84 @@ def wrong_type_specs() -> list[Spec]:
 
 @dataclass(frozen=True)
 class WrongArgument:
-    """Something that is not the argument evaluate_run needs at a position.
+    """Something that is not the argument evaluate_run needs at position `p`.
 
-    `make(arguments, position)` builds it from the right arguments (a
-    look-alike copies the right one's fields); `code` does the same as
-    Python lines that end by setting `arguments[position]`.
+    `code` makes it as Python, with `arguments` (the right ones), `p` and
+    `fields` (the right type's name and contract fields) in scope, by setting
+    `arguments[p]`; `make` runs that code, so the lesson's snippet is the
+    test's own recipe.
     """
 
     what: str
-    make: Callable[[list[Any], int], Any] = field(repr=False, compare=False)
-    code: tuple[str, ...] = field(repr=False, compare=False)
+    code: str
 
     def __str__(self) -> str:
         return self.what
 
+    def make(self, arguments: list[Any], position: int) -> Any:
+        fields = ARGUMENT_FIELDS[position]
+        scope = {"arguments": list(arguments), "p": position, "fields": fields}
+        exec(self.code, scope)  # the suite's own recipe, never a learner's text
+        return scope["arguments"][position]
 
-#: Each argument's type and its fields, as the contract names them: a
-#: look-alike is built from these (the target's objects may live in a worker,
-#: where only their attributes can be read).
+
+#: Each argument's type and fields as the contract names them: a look-alike
+#: is built from these (a target's objects may live in a worker, where only
+#: their attributes can be read).
 ARGUMENT_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("AgentRun", ("completed", "reason", "final", "events", "modified_files")),
     ("Workspace", ("policy", "confirm_tool", "receipt_store")),
     ("ReceiptStore", ("path",)),
     ("EvaluationCase", ("final_contains", "files", "results", "receipts")),
 )
-
-
-# How a look-alike is made from the right argument's fields and its type's
-# name (the same name, so an evaluator that checks type(x).__name__ is met).
-_LOOKALIKES: dict[str, tuple[Callable[[str, dict[str, Any]], Any], str]] = {
-    "namespace": (
-        lambda name, values: types.SimpleNamespace(**values),
-        "types.SimpleNamespace(**values)",
-    ),
-    "class": (
-        lambda name, values: type(name, (), dict(values))(),
-        "type(name, (), dict(values))()",
-    ),
-    "dataclass": (
-        lambda name, values: make_dataclass(name, list(values), frozen=True)(**values),
-        "dataclasses.make_dataclass(name, list(values), frozen=True)(**values)",
-    ),
-    "mapping": (lambda name, values: dict(values), "dict(values)"),
+# A look-alike holds the right argument's fields under its type's very name,
+# so an evaluator that checks type(x).__name__ or duck-types is met too.
+_LOOKALIKES = {
+    "namespace": "types.SimpleNamespace(**values)",
+    "class": "type(name, (), values)()",
+    "dataclass": "dataclasses.make_dataclass(name, list(values))(**values)",
+    "mapping": "values",
 }
 
 
 def _lookalike(shape: str, dropped: int) -> WrongArgument:
-    build, code = _LOOKALIKES[shape]
-
-    def make(arguments: list[Any], position: int) -> Any:
-        name, names = ARGUMENT_FIELDS[position]
-        kept = names[: max(len(names) - dropped, 0)]
-        return build(name, {key: getattr(arguments[position], key) for key in kept})
-
     less = f" but its last {dropped}" if dropped else ""
     return WrongArgument(
         f"a {shape} look-alike with the right argument's fields{less}",
-        make,
-        (
-            "import dataclasses, types",
-            "name, names = {fields}",
-            f"names = names[: max(len(names) - {dropped}, 0)]",
-            "values = {key: getattr(arguments[{p}], key) for key in names}",
-            f"arguments[{{p}}] = {code}",
-        ),
-    )
-
-
-def _bare(value: object) -> WrongArgument:
-    return WrongArgument(
-        repr(value),
-        lambda arguments, position: value,
-        (f"arguments[{{p}}] = {value!r}",),
-    )
-
-
-def _wrapped(shape: str) -> WrongArgument:
-    around = {"list": "[{}]", "tuple": "({},)"}[shape]
-    return WrongArgument(
-        f"the right argument inside a {shape}",
-        lambda arguments, position: (
-            [arguments[position]] if shape == "list" else (arguments[position],)
-        ),
-        (f"arguments[{{p}}] = {around.format('arguments[{p}]')}",),
-    )
-
-
-def _another(shift: int) -> WrongArgument:
-    return WrongArgument(
-        f"another argument ({shift} on)",
-        lambda arguments, position: arguments[(position + shift) % 4],
-        (f"arguments[{{p}}] = arguments[({{p}} + {shift}) % 4]",),
+        "import dataclasses, types\nname, names = fields\n"
+        f"names = names[: len(names) - {dropped}]\n"
+        "values = {k: getattr(arguments[p], k) for k in names}\n"
+        f"arguments[p] = {_LOOKALIKES[shape]}",
     )
 
 
 def wrong_arguments() -> st.SearchStrategy[WrongArgument]:
     """Anything that is not the argument a position needs: a bare value, the
-    right argument wrapped, another argument, or a look-alike (a namespace,
-    a plain class or a dataclass of the same name, a dict) holding the right
-    argument's fields, all or all but the last few."""
+    right argument in a list or tuple, another argument, or a look-alike (a
+    namespace, a same-named class or dataclass, a dict) of its fields."""
+    bare = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
     return st.one_of(
-        st.one_of(
-            st.none(),
-            st.booleans(),
-            st.integers(),
-            st.floats(allow_nan=False, allow_infinity=False),
-            st.text(max_size=8),
-            st.binary(max_size=4),
-        ).map(_bare),
+        (bare | st.binary(max_size=4)).map(
+            lambda v: WrongArgument(repr(v), f"arguments[p] = {v!r}")
+        ),
         st.builds(_lookalike, st.sampled_from(tuple(_LOOKALIKES)), st.integers(0, 2)),
-        st.builds(_wrapped, st.sampled_from(("list", "tuple"))),
-        st.builds(_another, st.integers(1, 3)),
+        st.sampled_from(("[arguments[p]]", "(arguments[p],)")).map(
+            lambda code: WrongArgument(code, f"arguments[p] = {code}")
+        ),
+        st.integers(1, 3).map(
+            lambda n: WrongArgument(
+                f"another argument ({n} on)", f"arguments[p] = arguments[(p + {n}) % 4]"
+            )
+        ),
     )
 
 
 #: Written-out wrong arguments, met under any seed.
 EXAMPLE_WRONG_ARGUMENTS = (
-    _bare(None),
-    _bare({}),
-    _another(1),
-    _bare("text"),
+    WrongArgument("None", "arguments[p] = None"),
+    WrongArgument("{}", "arguments[p] = {}"),
+    WrongArgument("another argument", "arguments[p] = arguments[(p + 1) % 4]"),
     *(_lookalike(shape, 0) for shape in _LOOKALIKES),
-    _wrapped("list"),
 )
 
 

@@ -321,10 +321,9 @@ def test_a_wrong_argument_is_refused_naming_its_type(
     )
     what = f"evaluate_run({shown})"
     made = [
-        line.replace("{p}", str(position)).replace(
-            "{fields}", repr(ARGUMENT_FIELDS[position])
-        )
-        for line in wrong.code
+        f"p = {position}",
+        f"fields = {ARGUMENT_FIELDS[position]!r}",
+        *wrong.code.splitlines(),
     ]
 
     def body(topic: str) -> list[str]:
