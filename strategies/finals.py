@@ -235,8 +235,7 @@ def final_words(fact: FinalFact) -> str:
         "final": "its closing FinalAction event says the final",
         "other": "its closing FinalAction event says something else",
         "asked": "its closing FinalAction event holds the substring",
-        "none": "no closing FinalAction event",
-    }[fact.closing]
+    }.get(fact.closing if final_said(fact) is not None else "", "no closing event")
     return f"{run} (reason {fact.reason!r}) {holds}; {closing}"
 
 
