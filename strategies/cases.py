@@ -9,7 +9,6 @@ values the built object must then hold (verbatim, or normalised).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +39,12 @@ _WHITESPACE = " \t\n\r\x0b\x0c\u00a0\u2003\u3000"
 _NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyzé日"
 
 
+def _make(code: str, target: Any) -> Any:
+    """Build a spec from its code: one recipe for the test and the lesson's
+    snippet (the suite's own text, never a learner's)."""
+    return eval(code, {"target": target})  # noqa: S307
+
+
 @dataclass(frozen=True)
 class Spec:
     """An invalid specification: building it must raise ValueError.
@@ -55,7 +60,6 @@ class Spec:
     """
 
     what: str
-    make: Callable[[Any], Any] = field(repr=False, compare=False)
     names: tuple[str, ...]
     rule: str
     binds: bool = True
@@ -64,6 +68,9 @@ class Spec:
     def __str__(self) -> str:
         return self.what
 
+    def make(self, target: Any) -> Any:
+        return _make(self.code, target)
+
 
 @dataclass(frozen=True)
 class ValidSpec:
@@ -71,13 +78,15 @@ class ValidSpec:
     (`code` builds it as Python, as `Spec.code`)."""
 
     what: str
-    make: Callable[[Any], Any] = field(repr=False, compare=False)
     holds: tuple[tuple[str, object], ...]
     rule: str
     code: str = field(default="", repr=False, compare=False)
 
     def __str__(self) -> str:
         return self.what
+
+    def make(self, target: Any) -> Any:
+        return _make(self.code, target)
 
 
 def blank_strings() -> st.SearchStrategy[str]:
@@ -95,35 +104,16 @@ def _relative() -> st.SearchStrategy[tuple[str, ...]]:
 
 # --- one required string blank -------------------------------------------------------
 
-# field words -> (how to build with that field set to `value`, its call shown)
-_BLANKABLE: dict[str, tuple[Callable[[Any, str], Any], str]] = {
-    "final substring": (
-        lambda t, v: t.EvaluationCase(v),
-        "EvaluationCase(final_contains={!r})",
-    ),
-    "file path": (
-        lambda t, v: t.FileExpectation(v, "x"),
-        "FileExpectation(path={!r}, content='x')",
-    ),
-    "result tool": (
-        lambda t, v: t.ResultExpectation(v, "x"),
-        "ResultExpectation(tool={!r}, contains='x')",
-    ),
-    "result substring": (
-        lambda t, v: t.ResultExpectation("read_file", v),
-        "ResultExpectation(tool='read_file', contains={!r})",
-    ),
-    "receipt call id": (
-        lambda t, v: t.ReceiptExpectation(v, "edit_file", "ok", "x"),
-        "ReceiptExpectation(tool_call_id={!r}, ...)",
-    ),
-    "receipt tool": (
-        lambda t, v: t.ReceiptExpectation("call-1", v, "ok", "x"),
-        "ReceiptExpectation('call-1', tool={!r}, ...)",
-    ),
+# field words -> its call shown, with that field set to {!r}
+_BLANKABLE: dict[str, str] = {
+    "final substring": "EvaluationCase(final_contains={!r})",
+    "file path": "FileExpectation(path={!r}, content='x')",
+    "result tool": "ResultExpectation(tool={!r}, contains='x')",
+    "result substring": "ResultExpectation(tool='read_file', contains={!r})",
+    "receipt call id": "ReceiptExpectation(tool_call_id={!r}, ...)",
+    "receipt tool": "ReceiptExpectation('call-1', tool={!r}, ...)",
     "receipt result substring": (
-        lambda t, v: t.ReceiptExpectation("call-1", "edit_file", "ok", v),
-        "ReceiptExpectation('call-1', 'edit_file', 'ok', result_contains={!r})",
+        "ReceiptExpectation('call-1', 'edit_file', 'ok', result_contains={!r})"
     ),
 }
 BLANK_FIELDS = tuple(_BLANKABLE)
@@ -143,10 +133,9 @@ _BLANK_CODE: dict[str, str] = {
 
 
 def _blank_spec(name: str, value: str) -> Spec:
-    build, shown = _BLANKABLE[name]
+    shown = _BLANKABLE[name]
     return Spec(
         shown.format(value),
-        lambda t: build(t, value),
         (name,),
         f"a blank or whitespace-only {name} is refused",
         code=_BLANK_CODE[name].format(value),
@@ -179,7 +168,6 @@ def _file_path_spec(path: str) -> Spec:
     climbs = not path.startswith("/") and "\0" not in path and ".." in path.split("/")
     return Spec(
         f"FileExpectation(path={path!r}, content='x')",
-        lambda t: t.FileExpectation(path, "x"),
         ("file path",),
         "a file path that is absolute, '.', has a '..' component or a NUL is refused",
         binds=climbs,
@@ -192,7 +180,6 @@ def _artifact_spec(path: str, before: tuple[str, ...]) -> Spec:
     return Spec(
         f"ReceiptExpectation('call-1', 'edit_file', 'ok', 'x',"
         f" changed_artifacts={artifacts!r})",
-        lambda t: t.ReceiptExpectation("call-1", "edit_file", "ok", "x", artifacts),
         ("changed artifact",),
         "a changed artifact that is absolute, '.', has a '..' component or a NUL"
         " is refused",
@@ -215,7 +202,6 @@ _BAD_EXIT_STATES = ("", "OK", "Ok", " ok", "ok ", "error\n", "ERROR", "success",
 def _exit_spec(value: str) -> Spec:
     return Spec(
         f"ReceiptExpectation('call-1', 'edit_file', exit_state={value!r}, 'x')",
-        lambda t: t.ReceiptExpectation("call-1", "edit_file", value, "x"),
         ("exit_state", "exit state"),
         "an exit state other than 'ok' or 'error' is refused",
         code=f"target.ReceiptExpectation('call-1', 'edit_file', {value!r}, 'x')",
@@ -255,12 +241,6 @@ _NOT_TUPLES = {
 }
 
 
-def _recipe(code: str) -> Callable[[Any], Any]:
-    """A spec's `make` from its own code: the snippet is the test's recipe
-    (the suite's own text, never a learner's)."""
-    return lambda t: eval(code, {"target": t})  # noqa: S307
-
-
 def _group_spec(group: str, shape: str, size: int) -> Spec:
     """A group given as something other than a tuple of its type."""
     kind = _GROUP_KINDS[group]
@@ -269,7 +249,6 @@ def _group_spec(group: str, shape: str, size: int) -> Spec:
     code = f"target.EvaluationCase('done', {group}={around.format(', '.join(items))})"
     return Spec(
         f"{code.removeprefix('target.')} ({shown})",
-        _recipe(code),
         (group,),
         f"{group} must be a tuple of {kind} expectations: {shown} is refused",
         binds=False,
@@ -287,7 +266,6 @@ def _wrong_item_spec(group: str, wrong: int, size: int, at: int) -> Spec:
     # An item of the right type is not wrong: skip those pairs by construction.
     return Spec(
         f"EvaluationCase('done', {group}=(... {shown} at index {at} ...))",
-        _recipe(code),
         (group,),
         f"{group} must hold only {kind} expectations",
         binds=False,
@@ -323,15 +301,6 @@ def _duplicate_path_spec(
     shown += [f"FileExpectation('_other{i}', 'x')" for i in tail]
     return Spec(
         f"EvaluationCase('done', files=({', '.join(shown)}))",
-        lambda t: t.EvaluationCase(
-            "done",
-            files=(
-                t.FileExpectation(a, "1"),
-                *(t.FileExpectation(f"_other{i}", "x") for i in middle),
-                t.FileExpectation(b, "2"),
-                *(t.FileExpectation(f"_other{i}", "x") for i in tail),
-            ),
-        ),
         ("file paths must be unique",),
         "two file expectations for one path (after normalisation) are refused,"
         " wherever they stand in the tuple",
@@ -345,9 +314,6 @@ def _duplicate_call_spec(call_id: str, before: int, between: int = 0) -> Spec:
     """Two receipt expectations under one call id, `between` others apart
     (non-adjacent duplicates as much as adjacent ones)."""
 
-    def other(t: Any, i: int) -> Any:
-        return t.ReceiptExpectation(f"_other{i}", "edit_file", "ok", "x")
-
     other_code = "target.ReceiptExpectation('_other{}', 'edit_file', 'ok', 'x')"
     codes = [
         *(other_code.format(i) for i in _others(before, 0)),
@@ -359,15 +325,6 @@ def _duplicate_call_spec(call_id: str, before: int, between: int = 0) -> Spec:
     return Spec(
         f"EvaluationCase('done', receipts=({before} other, {call_id!r},"
         f" {between} other, {call_id!r}))",
-        lambda t: t.EvaluationCase(
-            "done",
-            receipts=(
-                *(other(t, i) for i in _others(before, 0)),
-                t.ReceiptExpectation(call_id, "edit_file", "ok", "edited"),
-                *(other(t, i) for i in _others(between, before)),
-                t.ReceiptExpectation(call_id, "run_command", "error", "status"),
-            ),
-        ),
         ("receipt call ids must be unique",),
         "two receipt expectations under one call id are refused, wherever they"
         " stand in the tuple",
@@ -470,10 +427,9 @@ _NON_STRINGS: tuple[tuple[str, object], ...] = (
 
 
 def _non_string_spec(name: str, shown: str, value: object) -> Spec:
-    build, call = _BLANKABLE[name]
+    call = _BLANKABLE[name]
     return Spec(
         call.replace("{!r}", shown),
-        lambda t: build(t, value),  # type: ignore[arg-type]
         (name,),
         f"a {name} that is not a string is refused",
         binds=False,
@@ -498,7 +454,6 @@ def wrong_type_specs() -> list[Spec]:
     specs += [
         Spec(
             f"FileExpectation('a.txt', content={shown})",
-            lambda t, v=value: t.FileExpectation("a.txt", v),
             ("file content",),
             "file content that is not a string is refused",
             binds=False,
@@ -509,7 +464,6 @@ def wrong_type_specs() -> list[Spec]:
     specs += [
         Spec(
             "ReceiptExpectation('call-1', 'edit_file', 'ok', 'x', ['a.txt']) (a list)",
-            lambda t: t.ReceiptExpectation("call-1", "edit_file", "ok", "x", ["a.txt"]),
             ("changed artifacts", "changed_artifacts"),
             "changed artifacts must be a tuple: a list is refused",
             binds=False,
@@ -518,7 +472,6 @@ def wrong_type_specs() -> list[Spec]:
         ),
         Spec(
             "ReceiptExpectation('call-1', 'edit_file', None, 'x')",
-            lambda t: t.ReceiptExpectation("call-1", "edit_file", None, "x"),
             ("exit_state", "exit state"),
             "an exit state that is not a string is refused",
             binds=False,
@@ -622,21 +575,18 @@ def _valid_strings(inner: str) -> list[ValidSpec]:
     return [
         ValidSpec(
             f"EvaluationCase(final_contains={value!r})",
-            lambda t: t.EvaluationCase(value),
             (("final_contains", value),),
             "a final substring with whitespace in it is kept verbatim",
             code=f"target.EvaluationCase({value!r})",
         ),
         ValidSpec(
             f"ResultExpectation(tool={value!r}, contains={value!r})",
-            lambda t: t.ResultExpectation(value, value),
             (("tool", value), ("contains", value)),
             "result strings with whitespace in them are kept verbatim",
             code=f"target.ResultExpectation({value!r}, {value!r})",
         ),
         ValidSpec(
             f"ReceiptExpectation({value!r}, {value!r}, 'error', {value!r})",
-            lambda t: t.ReceiptExpectation(value, value, "error", value),
             (
                 ("tool_call_id", value),
                 ("tool", value),
@@ -668,7 +618,6 @@ _ODD_NAMES = (
 def _valid_file(path: str, content: str) -> ValidSpec:
     return ValidSpec(
         f"FileExpectation({path!r}, {content!r})",
-        lambda t: t.FileExpectation(path, content),
         (("path", path), ("content", content)),
         "a relative path whose names merely contain dots, spaces or any Unicode"
         " is valid and kept as written, and content may be empty or blank",
@@ -679,9 +628,6 @@ def _valid_file(path: str, content: str) -> ValidSpec:
 def _valid_repeats(result: tuple[str, str], times: int) -> ValidSpec:
     return ValidSpec(
         f"EvaluationCase('done', results=({times} x ResultExpectation{result!r}))",
-        lambda t: t.EvaluationCase(
-            "done", results=tuple(t.ResultExpectation(*result) for _ in range(times))
-        ),
         (("len(results)", times),),
         "result expectations may repeat",
         code=f"target.EvaluationCase('done', results=(target.ResultExpectation"
@@ -694,14 +640,6 @@ def _valid_case_sensitive(name: str) -> ValidSpec:
     return ValidSpec(
         f"EvaluationCase('done', files for {name!r} and {upper!r}, receipts under"
         f" {name!r} and {upper!r})",
-        lambda t: t.EvaluationCase(
-            "done",
-            files=(t.FileExpectation(name, "1"), t.FileExpectation(upper, "2")),
-            receipts=(
-                t.ReceiptExpectation(name, "edit_file", "ok", "x"),
-                t.ReceiptExpectation(upper, "edit_file", "ok", "x"),
-            ),
-        ),
         (("len(files)", 2), ("len(receipts)", 2)),
         "paths and call ids that differ only in case are different",
         code=f"target.EvaluationCase('done', files=(target.FileExpectation({name!r},"
@@ -714,7 +652,6 @@ def _valid_case_sensitive(name: str) -> ValidSpec:
 def _valid_empty() -> ValidSpec:
     return ValidSpec(
         "EvaluationCase('done') with every group empty",
-        lambda t: t.EvaluationCase("done", files=(), results=(), receipts=()),
         (("len(files)", 0), ("len(results)", 0), ("len(receipts)", 0)),
         "empty groups are valid",
         code="target.EvaluationCase('done', files=(), results=(), receipts=())",
