@@ -230,14 +230,15 @@ _WRONG_ITEMS: tuple[tuple[str, str], ...] = (
     ),
     ("a tuple", "('w.txt', 'x')"),
 )
-# A group that is not a tuple: (shown, as Python around the items' code).
-# A bare expectation is the group's one item as is, not inside anything.
+# A group that is not a tuple: (shown, as Python around its items: {items}
+# as written in a call, {tuple} as a tuple). A bare expectation is the
+# group's one item as is, not inside anything.
 _NOT_TUPLES = {
-    "list": ("a list", "[{}]"),
-    "bare": ("one bare expectation, not in a tuple", "{}"),
-    "frozenset": ("a frozenset", "frozenset({{{}}})"),
-    "generator": ("a generator", "(item for item in ({},))"),
-    "mapping": ("a dict keyed by index", "dict(enumerate(({},)))"),
+    "list": ("a list", "[{items}]"),
+    "bare": ("one bare expectation, not in a tuple", "{items}"),
+    "frozenset": ("a frozenset", "frozenset({tuple})"),
+    "generator": ("a generator", "(item for item in {tuple})"),
+    "mapping": ("a dict keyed by index", "dict(enumerate({tuple}))"),
 }
 
 
@@ -246,7 +247,9 @@ def _group_spec(group: str, shape: str, size: int) -> Spec:
     kind = _GROUP_KINDS[group]
     shown, around = _NOT_TUPLES[shape]
     items = [_group_item_code(kind, i) for i in range(1 if shape == "bare" else size)]
-    code = f"target.EvaluationCase('done', {group}={around.format(', '.join(items))})"
+    written = ", ".join(items)
+    group_code = around.format(items=written, tuple=f"({written},)" if items else "()")
+    code = f"target.EvaluationCase('done', {group}={group_code})"
     return Spec(
         f"{code.removeprefix('target.')} ({shown})",
         (group,),
