@@ -561,12 +561,13 @@ def wrong_arguments() -> st.SearchStrategy[WrongArgument]:
     )
 
 
-#: Written-out wrong arguments, met under any seed.
-EXAMPLE_WRONG_ARGUMENTS = (
-    WrongArgument("None", "arguments[p] = None"),
-    WrongArgument("{}", "arguments[p] = {}"),
-    WrongArgument("another argument", "arguments[p] = arguments[(p + 1) % 4]"),
-    *(_lookalike(shape, 0) for shape in _LOOKALIKES),
+#: Written-out wrong arguments with their positions, met under any seed:
+#: a few bare ones, and every look-alike in place of every argument.
+EXAMPLE_WRONG_ARGUMENTS: tuple[tuple[int, WrongArgument], ...] = (
+    (0, WrongArgument("None", "arguments[p] = None")),
+    (1, WrongArgument("{}", "arguments[p] = {}")),
+    (2, WrongArgument("another argument", "arguments[p] = arguments[(p + 1) % 4]")),
+    *((p, _lookalike(shape, 0)) for shape in _LOOKALIKES for p in range(4)),
 )
 
 

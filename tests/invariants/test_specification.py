@@ -289,8 +289,8 @@ _EXPECTED_TYPES = ("AgentRun", "Workspace", "ReceiptStore", "EvaluationCase")
 
 
 def _wrong_argument_examples(test):
-    for number, wrong in reversed(list(enumerate(EXAMPLE_WRONG_ARGUMENTS))):
-        test = example(position=number % 4, wrong=wrong)(test)
+    for position, wrong in reversed(EXAMPLE_WRONG_ARGUMENTS):
+        test = example(position=position, wrong=wrong)(test)
     return test
 
 
