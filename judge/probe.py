@@ -130,10 +130,13 @@ def _world(rng: random.Random, shape: str) -> World:
     receipt_tool = rng.choice(EFFECT_TOOLS)
     call_id = f"call-{rng.randrange(1, 10_000)}"
     exact = shape == "exact"
-    final_kind = {"plain": "embedded", "last-event": "completed_without_final_event"}
+    word = rng.choice(_WORDS)
+    around = (f"{word}:", f".{word}") if shape in ("plain", "last-event") else ("", "")
     return World(
         final=FinalFact(
-            final_kind.get(shape, "exact"), marks[0], words=rng.choice(_WORDS)
+            around,
+            marker=marks[0],
+            closing="none" if shape == "last-event" else "final",
         ),
         files=(FileFact(0, parts, "exact", text),),
         results=(
@@ -158,7 +161,7 @@ def _world(rng: random.Random, shape: str) -> World:
 def _false(world: World, group: str) -> World:
     """`world` with `group`'s fact made false, the bluntest way."""
     if group == "final":
-        return replace(world, final=replace(world.final, kind="absent"))
+        return replace(world, final=replace(world.final, pieces=("",), placed=()))
     if group == "files":
         longer = Edit("insert", -1, "x")  # one byte more, at the end: never equal
         return replace(world, files=(replace(world.files[0], edit=longer),))

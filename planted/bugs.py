@@ -88,6 +88,7 @@ def _result_bug(
 # Invariant names, as the tests in tests/invariants mark them.
 SPEC_REFUSED = "specification-refused"
 SPEC_ACCEPTED = "specification-accepted"
+ARGUMENT_TYPES = "argument-types"
 NORMALISATION = "path-normalisation"
 TRUTH = "truth"
 STORE_KINDS = "store-kinds"
@@ -315,6 +316,57 @@ BUGS: tuple[PlantedBug, ...] = (
         "        and case.final_contains in final",
         new="case.final_contains in final and run.completed is True",
         catches=(TRUTH, INCOMPLETE),
+    ),
+    PlantedBug(
+        name="final-substring-once",
+        task="final",
+        mistake="wants the substring in the final exactly once, so an answer"
+        " that repeats it fails",
+        old="        and case.final_contains in final\n",
+        new="        and final.count(case.final_contains) == 1\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-first-80",
+        task="final",
+        mistake="searches only the first 80 characters of the final answer",
+        old="        and case.final_contains in final\n",
+        new="        and case.final_contains in final[:80]\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-first-line",
+        task="final",
+        mistake="searches only the first line of the final answer",
+        old="        and case.final_contains in final\n",
+        new='        and case.final_contains in final.split("\\n")[0]\n',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="run-duck-typed",
+        task="case",
+        mistake="accepts any object with completed, final and events as the run"
+        " (duck typing) instead of refusing what is not an AgentRun",
+        old="        isinstance(run, AgentRun)\n"
+        "        and isinstance(workspace, Workspace)",
+        new='        all(hasattr(run, f) for f in ("completed", "final", "events"))\n'
+        "        and isinstance(workspace, Workspace)",
+        catches=(ARGUMENT_TYPES,),
+    ),
+    PlantedBug(
+        name="bare-expectation-wrapped",
+        task="case",
+        mistake="wraps a group given as one bare expectation"
+        " (files=FileExpectation(...)) into a tuple instead of refusing it",
+        old="    def __post_init__(self) -> None:\n        _validate_case(self)\n",
+        new="    def __post_init__(self) -> None:\n"
+        '        for name in ("files", "results", "receipts"):\n'
+        "            value = getattr(self, name)\n"
+        "            if isinstance(value, (FileExpectation, ResultExpectation,"
+        " ReceiptExpectation)):\n"
+        "                object.__setattr__(self, name, (value,))\n"
+        "        _validate_case(self)\n",
+        catches=(SPEC_REFUSED,),
     ),
     # --- 3 judge file facts ------------------------------------------------------
     PlantedBug(

@@ -50,8 +50,9 @@ _HOMES = {
     "strategies.plans": "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD"
     " played_world played_worlds replay stopped with_written_worlds wrong_facts",
     "strategies.perturb": "Perturbation perturbations perturbed_worlds",
-    "strategies.cases": "Spec ValidSpec example_invalid_specs example_valid_specs"
-    " invalid_specs normalisable_paths valid_specs wrong_type_specs",
+    "strategies.cases": "EXAMPLE_WRONG_ARGUMENTS Spec ValidSpec WrongArgument"
+    " example_invalid_specs example_valid_specs invalid_specs normalisable_paths"
+    " valid_specs wrong_arguments wrong_type_specs",
     "strategies.profiles": "real_runs",
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}

@@ -32,7 +32,16 @@ from strategies.files import (
     devices_available,
     file_path,
 )
-from strategies.finals import FINAL_KINDS, FinalFact
+from strategies.finals import (
+    ASKS,
+    CLOSINGS,
+    FILLER_EXCLUDED,
+    FINAL_EXAMPLES,
+    FINAL_TRAPS,
+    LOOKALIKES,
+    REASONS,
+    FinalFact,
+)
 from strategies.kinds import PASS, UNAVAILABLE
 from strategies.logs import (
     COURSE_GET_ERRORS,
@@ -91,7 +100,19 @@ TEXTS = (
 # every sort, a BOM, a composed and a decomposed accent, a ligature, letters
 # whose case changes their length, blanks. No "[", "]" or "|": markers are
 # the only text with brackets.
-_PIECES = ("\n", "\r\n", "\r", BOM, "\u00e9", "e\u0301", "\ufb01", "ß", " ", "\t", "Ab")
+_TEXT_PIECES = (
+    "\n",
+    "\r\n",
+    "\r",
+    BOM,
+    "\u00e9",
+    "e\u0301",
+    "\ufb01",
+    "ß",
+    " ",
+    "\t",
+    "Ab",
+)
 _CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="[]|")
 # Words around a marker in a final: no whitespace, so a marker padded with
 # spaces never occurs by accident.
@@ -115,7 +136,7 @@ _CALL_ID_STYLES = ("call-{}", "c{}", "call {}", "呼叫-{}")
 
 def texts() -> st.SearchStrategy[str]:
     """Short texts of any Unicode and several lines, the empty one first."""
-    piece = st.sampled_from(_PIECES) | st.text(_CHARACTERS, min_size=1, max_size=6)
+    piece = st.sampled_from(_TEXT_PIECES) | st.text(_CHARACTERS, min_size=1, max_size=6)
     return st.lists(piece, max_size=6).map("".join)
 
 
@@ -209,13 +230,48 @@ def file_facts(
     )
 
 
-def final_facts(kinds: Sequence[str] | None = None) -> st.SearchStrategy[FinalFact]:
-    """How the run ended; `worlds` gives it its marker."""
-    return st.builds(
-        FinalFact,
-        kind=st.sampled_from(kinds or FINAL_KINDS.names()),
-        words=st.sampled_from(_WORDS),
-        reason=st.sampled_from(INCOMPLETE_REASONS),
+# Any character but a marker's brackets and bar, and line breaks and spaces
+# often; a piece is short or long (an occurrence far from the start), the
+# short first so a failing final shrinks to a few characters.
+_CHARS = st.characters(
+    codec="utf-8", exclude_characters=FILLER_EXCLUDED
+) | st.sampled_from("\n ")
+_FILLER = st.text(_CHARS, max_size=12) | st.text(_CHARS, min_size=60, max_size=240)
+# Cased letters, so the other case is always another marker; "é" decomposes
+# and "fi" has a ligature.
+_MARKERS = st.text("AaéÉfiFI", min_size=1, max_size=3).map(lambda m: f"[{m}]")
+
+
+@st.composite
+def final_facts(
+    draw: st.DrawFn, *, values: Sequence[str] = ("text", "none"), passing: bool = False
+) -> FinalFact:
+    """How the run ended and its final laid out: k >= 0 occurrences of the
+    substring among look-alikes and filler; with `passing`, a completed run
+    whose final text holds it."""
+    mark = draw(_MARKERS)
+    head, tail = draw(st.text(_CHARS, max_size=3)), draw(st.text(_CHARS, max_size=3))
+    overlap = bool(head) and draw(st.booleans())
+    tail = head if overlap else tail
+    shapes = ["it", *(n for n, (change, _) in LOOKALIKES.items() if change(mark))]
+    shapes += ["unpadded"] if head or tail else []
+    placed = draw(st.lists(st.sampled_from(shapes), min_size=int(passing), max_size=4))
+    if passing and "it" not in placed:
+        placed[draw(st.integers(0, len(placed) - 1))] = "it"
+    asks = ["it", *(n for n in shapes if n in ASKS)]
+    pieces = draw(st.lists(_FILLER, min_size=len(placed) + 1, max_size=len(placed) + 1))
+    return FinalFact(
+        tuple(pieces),
+        tuple(placed),
+        mark,
+        head,
+        tail,
+        completed=passing or draw(st.booleans()),
+        reason=draw(st.sampled_from(REASONS)),
+        closing=draw(st.sampled_from(CLOSINGS)),
+        value="text" if passing else draw(st.sampled_from(values)),
+        asked="it" if passing else draw(st.sampled_from(asks)),
+        overlap=overlap,
     )
 
 
@@ -353,7 +409,7 @@ def _assemble(
     # `modified` is a bit mask over the files: which of them the run lists.
     chosen = sorted(f.path for i, f in enumerate(files) if modified >> i & 1)
     return World(
-        final=replace(final, marker=marker(0)),
+        final=final,
         files=files,
         results=marked,
         receipts=receipts,
@@ -409,7 +465,7 @@ def worlds(
 def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
     """Worlds whose every check must pass: the base of single-fact perturbations."""
     settings: dict[str, Any] = {
-        "finals": final_facts(FINAL_KINDS.names(verdicts=(PASS,))),
+        "finals": final_facts(passing=True),
         "file_kinds": [
             k for k in FILE_KINDS.names(verdicts=(PASS,)) if not FILE_KINDS[k].own_path
         ],
@@ -445,9 +501,7 @@ def hostile_worlds(
         return [*controls, *_hardened_only(kinds)]
 
     return worlds(
-        finals=final_facts(
-            hardened(FINAL_KINDS, "embedded", "completed_without_final")
-        ),
+        finals=final_facts(values=("text", "none", "int", "bytes", "list", "dict")),
         file_kinds=hardened(
             FILE_KINDS, "exact", "missing", "directory", "protected", "symlink_outside"
         ),
@@ -578,7 +632,7 @@ def _everything_world() -> World:
     )
     results = [k for k in RESULT_KINDS.names() if k not in _PLAYED]
     return World(
-        final=FinalFact("embedded", marker(0)),
+        final=FinalFact(),
         files=files,
         results=tuple(
             ResultFact(
@@ -613,9 +667,9 @@ def _course(kinds: Any) -> tuple[str, ...]:
 
 #: Hand-written worlds, each named; every course-level kind appears in one.
 EXAMPLE_WORLDS: dict[str, World] = {
-    **{f"final {k}": World(final=FinalFact(k)) for k in _course(FINAL_KINDS)},
+    **{f"final {k}": World(final=fact) for k, fact in FINAL_EXAMPLES.items()},
     **{
-        f"final {k} ({reason})": World(final=FinalFact(k, reason=reason))
+        f"final {k} ({reason})": World(final=replace(FINAL_EXAMPLES[k], reason=reason))
         for k in ("incomplete", "incomplete_without_final", "completed_reason_limit")
         for reason in INCOMPLETE_REASONS[1:]
     },
@@ -691,7 +745,7 @@ EXAMPLE_WORLDS: dict[str, World] = {
 #: files, a result listed twice, two receipts over a log beside the root):
 #: the explicit base of the single-change properties.
 PASSING_WORLD = World(
-    final=FinalFact("embedded", marker(0)),
+    final=FinalFact(),
     files=(
         FileFact(0, ("src", "app0.py"), "exact", "answer = 2\n"),
         FileFact(1, ("docs", "b1.md"), "exact", "one\r\ntwo\r\n", "dot_slash"),
@@ -759,10 +813,7 @@ TRAP_WORLDS: dict[str, World] = {
         for e in HARDENED_GET_ERRORS
     },
     **{f"trap result {k}": _result_world(k) for k in _hardened_only(RESULT_KINDS)},
-    **{
-        f"trap final {k}": World(final=FinalFact(k))
-        for k in _hardened_only(FINAL_KINDS)
-    },
+    **{f"trap final {k}": World(final=fact) for k, fact in FINAL_TRAPS.items()},
 }
 
 

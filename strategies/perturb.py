@@ -17,11 +17,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from strategies.files import FILE_KINDS, file_perturbations
-from strategies.finals import FINAL_KINDS
+from strategies.finals import final_changes
 from strategies.plans import wrong_facts
 from strategies.receipts import RECEIPT_KINDS
 from strategies.results import RESULT_KINDS
-from strategies.vocabulary import INCOMPLETE_REASONS
 from strategies.world import World, check_positions
 
 __all__ = ["Perturbation", "perturbations", "perturbed_worlds"]
@@ -56,16 +55,11 @@ def perturbations(world: World) -> list[Perturbation]:
         ]
     at = check_positions(world)
     found: list[Perturbation] = []
-    for number, kind in enumerate(FINAL_KINDS.perturbations()):
-        final = replace(
-            world.final,
-            kind=kind.name,
-            reason=INCOMPLETE_REASONS[number % len(INCOMPLETE_REASONS)],
-        )
+    for words, changes, final in final_changes(world.final):
         found.append(
             Perturbation(
-                f"final: {kind.perturbation}",
-                kind.changes,
+                f"final: {words}",
+                changes,
                 at["final", 0],
                 replace(world, final=final),
             )

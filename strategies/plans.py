@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from strategies.edits import CASE_EDITS, edit_words
 from strategies.files import FileFact
-from strategies.finals import FinalFact, final_text
+from strategies.finals import ASKS, LOOKALIKES, FinalFact, final_text
 from strategies.logs import LogFact
 from strategies.plan_steps import (
     Denied,
@@ -327,8 +327,10 @@ def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact
     at = check_positions(world)
     wrong: list[WrongFact] = []
     final_words, _ = final_text(world.final)
-    for kind in ("extended", "case_asked_other", "padded_absent"):
-        changed = replace(world.final, kind=kind)
+    for asked in ASKS:
+        if LOOKALIKES[asked][0](world.final.marker) is None:
+            continue
+        changed = replace(world.final, asked=asked)
         _, contains = final_text(changed)
         if isinstance(final_words, str) and contains not in final_words:
             label = f"final_contains {contains!r}"
@@ -618,6 +620,16 @@ PLAYED_LOGS = (
 )
 
 
+# How a played run's final answer words its marker: among words, alone, or
+# with a space before and a newline after (kept as they are).
+_PLAYED_FINALS: tuple[tuple[Any, ...], ...] = (
+    ("done:", ".", {}),
+    ("Result ", " (checked)", {}),
+    ("", "", {}),
+    ("", "", {"head": " ", "tail": "\n"}),
+)
+
+
 def played_worlds(
     *, stopped: bool = False, **narrowing: Any
 ) -> st.SearchStrategy[World]:
@@ -626,15 +638,12 @@ def played_worlds(
     `stopped` ends the run by its step limit before the final reply.
     """
     if stopped:
-        finals = st.builds(
-            FinalFact, st.just("incomplete_without_final"), markers, st.just("done")
-        )
+        finals = st.builds(stopped_final, markers)
     else:
         finals = st.builds(
-            FinalFact,
-            st.sampled_from(("embedded", "exact", "padded_edges")),
+            lambda mark, around: FinalFact(around[:2], marker=mark, **around[2]),
             markers,
-            st.sampled_from(("done:{}.", "Result {} (checked)", "ok")),
+            st.sampled_from(_PLAYED_FINALS),
         )
     return st.builds(
         played_world, plans(**narrowing), finals, st.sampled_from(PLAYED_LOGS)
@@ -664,7 +673,7 @@ CHAPTER_WORLD = played_world(
         ),
         task=CHAPTER_TASK,
     ),
-    FinalFact("embedded", "validated", "updated app.py and {} the result"),
+    FinalFact(("updated app.py and ", " the result"), marker="validated"),
     LogFact("path", "inside"),
 )
 
@@ -675,7 +684,7 @@ TWO_READS_WORLD = played_world(
         files=(SeedFile("a.txt", "one\n"), SeedFile("b.md", "two\n")),
         steps=(ReadFile("a.txt"), ReadFile("b.md")),
     ),
-    FinalFact("embedded", "@ab"),
+    FinalFact(marker="@ab"),
     LogFact("path", "beside"),
 )
 
@@ -686,7 +695,7 @@ BYTES_WORLD = played_world(
         files=(SeedFile("a.txt", "\ufeffone\r\ntwo"),),
         steps=(ReadFile("a.txt"), EditFile("a.txt", "two", "three  ")),
     ),
-    FinalFact("embedded", "@b"),
+    FinalFact(marker="@b"),
     LogFact("path", "beside"),
 )
 
@@ -709,7 +718,7 @@ EFFECTS_WORLD = played_world(
         ),
         approve_with_decision=True,
     ),
-    FinalFact("embedded", "@e"),
+    FinalFact(marker="@e"),
     LogFact("memory"),
 )
 
@@ -740,7 +749,7 @@ RICH_WORLD = played_world(
         ),
         approve_with_decision=True,
     ),
-    FinalFact("embedded", "@fin"),
+    FinalFact(marker="@fin"),
     LogFact("path", "beside"),
 )
 
@@ -758,8 +767,14 @@ WRITTEN_WORLDS = (
 
 def stopped(world: World) -> World:
     """`world` played with the step limit ending it before the final reply."""
-    final = replace(world.final, kind="incomplete_without_final", reason="step_limit")
-    return replace(world, final=final)
+    return replace(world, final=stopped_final(world.final.marker))
+
+
+def stopped_final(mark: str) -> FinalFact:
+    """A run its step limit ended before the final reply: no final answer."""
+    return FinalFact(
+        marker=mark, completed=False, reason="step_limit", value="none", closing="none"
+    )
 
 
 def with_written_worlds(

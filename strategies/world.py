@@ -17,7 +17,14 @@ from dataclasses import dataclass, field, replace
 from strategies.compact import Compact
 from strategies.edits import Edit
 from strategies.files import FILE_KINDS, FileFact, file_kind, file_layout, spelled
-from strategies.finals import FINAL_KINDS, FinalFact, final_said, final_text
+from strategies.finals import (
+    FINAL_KINDS,
+    FinalFact,
+    final_hint,
+    final_said,
+    final_text,
+    final_words,
+)
 from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind
 from strategies.logs import HARDENED_GET_ERRORS, LOG_KINDS, LogFact
 from strategies.plan_steps import Plan, describe_plan
@@ -122,9 +129,8 @@ def world_events(world: World) -> tuple[EventSpec, ...]:
         for receipt in world.receipts:
             wanted = receipt_expectation(receipt)
             events.append(tool_event(wanted.tool, f"ok {wanted.contains} done"))
-    final, said = final_text(world.final)[0], final_said(world.final)
-    if isinstance(final, str) and FINAL_KINDS[world.final.kind].closing:
-        said = said if isinstance(said, str) else final
+    said = final_said(world.final)
+    if said is not None:
         events.append(
             EventSpec(
                 step=0,
@@ -433,7 +439,13 @@ def truth(world: World) -> tuple[ExpectedCheck, ...]:
     """Every check the report must hold, in the contract's order."""
     final = FINAL_KINDS[world.final.kind]
     checks = [
-        _check("final", "final", final, f"final: {_final_words(world)}", final.hint)
+        _check(
+            "final",
+            "final",
+            final,
+            f"final: {_final_words(world)}",
+            final_hint(world.final),
+        )
     ]
     for fact in world.files:
         kind = file_kind(fact)
@@ -484,9 +496,8 @@ def _final_words(world: World) -> str:
     fact = world.final
     final, contains = final_text(fact)
     return (
-        f"{FINAL_KINDS[fact.kind].words} (run.completed={fact.completed},"
-        f" reason={fact.run_reason!r}, final={_short(final)},"
-        f" final_contains={contains!r})"
+        f"{final_words(fact)} (run.completed={fact.completed},"
+        f" final={_short(final)}, final_contains={contains!r})"
     )
 
 

@@ -217,7 +217,7 @@ def test_an_incomplete_real_run_fails_only_its_final(target, world: World):
         assert_truth(evaluate(target, built), truth(halted), level=target.level)
         for reason in INCOMPLETE_REASONS:
             incomplete = replace(
-                world, final=replace(world.final, kind="incomplete", reason=reason)
+                world, final=replace(world.final, completed=False, reason=reason)
             )
             text, _ = final_text(incomplete.final)
             with judging(

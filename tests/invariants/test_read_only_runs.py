@@ -55,7 +55,7 @@ from strategies import (
 #: the log must still not exist after evaluation.
 NO_LOG_WORLD = played_world(
     Plan(files=(SeedFile("a.txt", "one\n"),), steps=(ReadFile("a.txt"),)),
-    FinalFact("embedded", "@a"),
+    FinalFact(marker="@a"),
     LogFact("path", "beside"),
 )
 
@@ -66,7 +66,7 @@ UNREAD_WORLD = played_world(
         files=(SeedFile("a.txt", "one\n"), SeedFile("b.md", "two\n")),
         steps=(ReadFile("a.txt"),),
     ),
-    FinalFact("embedded", "@u"),
+    FinalFact(marker="@u"),
     LogFact("path", "beside"),
 )
 

@@ -10,9 +10,11 @@ from judge import call_target, expect_error, fail, judging, materialise
 from judge.fixes import change_for, placed
 from judge.verdicts import calling, reproducing
 from strategies import (
+    EXAMPLE_WRONG_ARGUMENTS,
     Spec,
     ValidSpec,
     World,
+    WrongArgument,
     describe,
     example_invalid_specs,
     example_valid_specs,
@@ -20,8 +22,10 @@ from strategies import (
     normalisable_paths,
     spelled,
     valid_specs,
+    wrong_arguments,
     wrong_type_specs,
 )
+from strategies.cases import ARGUMENT_FIELDS
 
 
 def _refusing(spec: Spec, topic: str) -> list[str]:
@@ -198,10 +202,6 @@ def test_paths_are_stored_normalised_and_equal_paths_collide(target, path) -> No
     duplicate = Spec(
         f"EvaluationCase('done', files=(FileExpectation({normal!r}, '1'),"
         f" FileExpectation({written!r}, '2')))",
-        lambda t: t.EvaluationCase(
-            "done",
-            files=(t.FileExpectation(normal, "1"), t.FileExpectation(written, "2")),
-        ),
         ("file paths must be unique",),
         "two file expectations for one path (after normalisation) are refused",
         code=f"target.EvaluationCase('done', files=(target.FileExpectation("
@@ -285,47 +285,45 @@ def _normalised(target, written: str, normal: str, world: str, duplicate) -> Non
     _refused(target, duplicate)
 
 
-_WRONG_ARGUMENTS = ("None", "object()", "a string", "a dict", "another argument")
 _EXPECTED_TYPES = ("AgentRun", "Workspace", "ReceiptStore", "EvaluationCase")
 
 
+def _wrong_argument_examples(test):
+    for position, wrong in reversed(EXAMPLE_WRONG_ARGUMENTS):
+        test = example(position=position, wrong=wrong)(test)
+    return test
+
+
 @pytest.mark.invariant("argument-types")
-@example(position=0, wrong="None")
-@example(position=1, wrong="a dict")
-@example(position=2, wrong="another argument")
-@example(position=3, wrong="object()")
-@given(
-    position=st.sampled_from(range(4)),
-    wrong=st.sampled_from(_WRONG_ARGUMENTS),
-)
-def test_a_wrong_argument_is_refused_naming_its_type(target, position, wrong) -> None:
+@_wrong_argument_examples
+@given(position=st.sampled_from(range(4)), wrong=wrong_arguments())
+def test_a_wrong_argument_is_refused_naming_its_type(
+    target, position, wrong: WrongArgument
+) -> None:
     """evaluate_run refuses an argument of the wrong type with a ValueError naming
     the type it needs.
 
     Task 1 (declare the outcome): run, workspace, receipts and case must be an
     AgentRun, a Workspace, a ReceiptStore and an EvaluationCase; anything else
-    (None, a dict, the arguments in the wrong order) is a mistake of the
-    caller, refused before evaluation instead of half-judged.
+    (a bare value, a dict, the arguments in the wrong order, an object that
+    only looks like the right one: the same fields, even the same type name)
+    is a mistake of the caller, refused before evaluation instead of
+    half-judged or duck-typed.
     """
     world = World()
     shown = ", ".join(
-        wrong if i == position else name
+        wrong.what if i == position else name
         for i, name in enumerate(("run", "workspace", "receipts", "case"))
     )
     what = f"evaluate_run({shown})"
-    code = {
-        "None": "None",
-        "object()": "object()",
-        "a string": "'text'",
-        "a dict": "{}",
-        "another argument": f"arguments[{(position + 1) % 4}]",
-    }[wrong]
+    made = [
+        f"p = {position}",
+        f"fields = {ARGUMENT_FIELDS[position]!r}",
+        *wrong.code.splitlines(),
+    ]
 
     def body(topic: str) -> list[str]:
-        wrong_argument = [
-            "arguments = list(built.args)",
-            f"arguments[{position}] = {code}",
-        ]
+        wrong_argument = ["arguments = list(built.args)", *made]
         if topic:
             return [
                 *wrong_argument,
@@ -346,14 +344,7 @@ def test_a_wrong_argument_is_refused_naming_its_type(target, position, wrong) ->
 
     with judging(world, target, body=body), materialise(world, target) as built:
         arguments = list(built.args)
-        replacement = {
-            "None": None,
-            "object()": object(),
-            "a string": "text",
-            "a dict": {},
-            "another argument": arguments[(position + 1) % 4],
-        }[wrong]
-        arguments[position] = replacement
+        arguments[position] = wrong.make(list(built.args), position)
         note(what)
         error = expect_error(
             what,

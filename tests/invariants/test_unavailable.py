@@ -79,10 +79,7 @@ def _unavailable(world: World):
     # The checks this invariant is about: evidence that cannot be had (and a
     # final or result that is None). The other checks of these worlds are the
     # truth invariant's.
-    no_final = world.final.kind in (
-        "incomplete_without_final",
-        "completed_without_final",
-    )
+    no_final = world.final.value == "none"
     none_results = {
         f"result:{fact.tool}" for fact in world.results if fact.kind == "result_none"
     }

@@ -12,7 +12,7 @@ import re
 import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from strategies import (
@@ -35,6 +35,7 @@ from strategies import (
     describe,
     devices_available,
     file_layout,
+    final_text,
     hostile_worlds,
     passing_worlds,
     perturbations,
@@ -42,9 +43,10 @@ from strategies import (
     truth,
     worlds,
 )
-from strategies.draw import contents, edits
+from strategies.draw import contents, edits, final_facts
 from strategies.edits import EDITS, Edit
 from strategies.files import file_kind
+from strategies.finals import FINAL_EXAMPLES, hits, layout
 
 GROUPS = {
     "final": (FINAL_KINDS, lambda world: [world.final.kind]),
@@ -226,7 +228,7 @@ def test_edits_reach_every_verdict_of_their_own() -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: FinalFact("nope"),
+        lambda: FinalFact(value="nope"),
         lambda: FileFact(0, ("a0",), "nope"),
         lambda: ResultFact(kind="nope"),
         lambda: ReceiptFact(kind="nope"),
@@ -239,6 +241,39 @@ def test_an_unknown_kind_is_refused_at_once(make) -> None:
     and the ones that exist, rather than silently standing for another."""
     with pytest.raises(UnknownKindError, match="unknown .* kind 'nope'; the .* are:"):
         make()
+
+
+def _occurrences(text: str, asked: str) -> int:
+    """Occurrences of `asked` in `text`, overlapping ones too."""
+    return sum(text.startswith(asked, at) for at in range(len(text)))
+
+
+@settings(max_examples=300, database=None, deadline=None)
+@given(fact=final_facts())
+@example(fact=FINAL_EXAMPLES["overlapping"])
+def test_a_final_holds_the_substring_as_often_as_it_was_placed(fact) -> None:
+    """The final's truth by construction is the text's: the asked substring
+    occurs (overlapping occurrences counted) exactly as often as the layout
+    placed it, so the filler and the look-alikes never hold it by accident,
+    and the check's verdict is completed, text and at least one occurrence."""
+    text, asked = layout(fact), final_text(fact)[1]
+    assert _occurrences(text, asked) == hits(fact)
+    passes = fact.completed and fact.value == "text" and asked in text
+    assert FINAL_KINDS[fact.kind].passes == passes
+
+
+def test_the_final_examples_keep_every_old_final_kind() -> None:
+    """Every final the old kind table wrote out is still a written example
+    (one world per mistake, met under any seed), with the verdict it had."""
+    passing = {
+        "embedded", "exact", "padded_edges", "final_event_differs",
+        "completed_reason_limit", "completed_without_final_event", "repeated",
+        "overlapping", "past_the_first_line", "far_from_the_start",
+        "look_alike_then_it",
+    }  # fmt: skip
+    for name, fact in FINAL_EXAMPLES.items():
+        assert FINAL_KINDS[fact.kind].passes == (name in passing), name
+        assert f"final {name}" in EXAMPLE_WORLDS
 
 
 def _flips_exactly(world: World) -> None:

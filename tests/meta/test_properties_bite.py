@@ -555,7 +555,7 @@ def test_the_course_level_binds_only_the_refusal_words_the_course_fixes() -> Non
     refused = _invariant("test_specification", "_refused")
     free = [
         cases._wrong_item_spec("files", 0, 1, 0),
-        cases._list_group_spec("receipts", 2),
+        cases._group_spec("receipts", "list", 2),
         cases._artifact_spec("/etc/passwd", ()),
         cases._file_path_spec("/abs.txt"),
         *cases.wrong_type_specs(),
