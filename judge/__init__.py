@@ -4,7 +4,7 @@ The names the suite's tests (and a lesson's snippet) import, re-exported
 lazily so that importing the package runs nothing: the command's child
 imports only what one learner's run needs.
 
-The way of one world: `strategies.evidence` works out, in one pure step,
+The way of one world: `judge.evidence` works out, in one pure step,
 what the world is as evidence; `materialise` (build.py) makes that real in a
 fresh tree through the target's own names; `evaluate` and `judging` (verdicts.py)
 call `evaluate_run` through `call_target` (lessons.py) and compare the report

@@ -5,7 +5,7 @@
 
 The one builder of the suite: drawn, hostile and real-run worlds alike.
 What to build is worked out first, in one pure step, by
-`strategies.evidence`; this module only makes that evidence real, and is
+`judge.evidence`; this module only makes that evidence real, and is
 the one way from it to the target's calls.
 Every call into the target goes through `call_target`, so a Day 1-6 name
 that is missing, raises or hangs becomes a lesson about the substrate, said
@@ -40,11 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from judge import remote, safefs
-from judge.fixes import change_for, placed
-from judge.layout import lay_out
-from judge.lessons import InvariantFailure, call_target, called
-from judge.remote import Ref, Step
-from strategies.evidence import (
+from judge.evidence import (
     CaseSpec,
     EventSpec,
     Evidence,
@@ -57,6 +53,10 @@ from strategies.evidence import (
     World,
     evidence,
 )
+from judge.fixes import change_for, placed
+from judge.layout import lay_out
+from judge.lessons import InvariantFailure, call_target, called
+from judge.remote import Ref, Step
 
 __all__ = [
     "Built",
@@ -382,7 +382,7 @@ def _replace_log(replacement: Replacement, log_fd: int, built: Built) -> None:
         safefs.link_in(million if kind == "million_lines" else long_line, log_fd, name)
     elif kind == "unreadable":
         built.receipts.path = path.with_name(replacement.name)
-    else:  # pragma: no cover - strategies.evidence and this function move together
+    else:  # pragma: no cover - judge.evidence and this function move together
         raise ValueError(f"unknown log replacement {kind!r}")
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from strategies.evidence import Node
+from judge.evidence import Node
 
 __all__ = ["Laid", "lay_out"]
 
@@ -95,7 +95,7 @@ def _make(tree: Path, folders: dict[tuple[str, ...], int], node: Node) -> bool:
             os.ftruncate(handle, node.size)  # a hole, no block
         finally:
             os.close(handle)
-    else:  # pragma: no cover - strategies.nodes and this move together
+    else:  # pragma: no cover - judge.nodes and this move together
         raise ValueError(f"unknown node {node.what!r}")
     return False
 

@@ -13,7 +13,7 @@ nothing (NFC of NFC text, Latin-1 of ASCII) leaves a passing file.
 What a file *is* stays a short table, `FILE_KINDS`, because that is a list:
 a regular file, or missing, a directory, a symlink, a FIFO, a protected
 name, a name in another form beside or instead of it... Each kind says where
-its path lies when it needs a path of its own; `strategies.nodes` says what
+its path lies when it needs a path of its own; `judge.nodes` says what
 it puts on disk, and `judge.layout` makes it.
 
 Accidental collisions are impossible by construction: every path carries its

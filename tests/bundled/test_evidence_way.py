@@ -1,6 +1,6 @@
-"""A world's way to the target's calls: one pure step in strategies, then the builder.
+"""A world's way to the target's calls: one pure step, then the builder.
 
-`strategies.evidence.evidence(world, tree)` works out everything the builder
+`judge.evidence.evidence(world, tree)` works out everything the builder
 makes of a world (files, receipts, log damage, run, case, a real run's plan)
 as plain data; judge/build.py (and judge/layout.py, which writes the files)
 consume only that. So the way from a drawn world to the target reads in two
@@ -20,20 +20,20 @@ import pytest
 
 from judge import safefs
 from judge.build import materialise
+from judge.evidence import evidence
 from judge.target import load_target
 from strategies.draw import EXAMPLE_WORLDS, TRAP_WORLDS
-from strategies.evidence import evidence
 from strategies.plans import WRITTEN_WORLDS
 
 JUDGE = Path(__file__).resolve().parents[2] / "judge"
 
-#: The judge's modules that make a world real, and what they may take from
-#: strategies: the evidence, nothing else.
+#: The judge's modules that make a world real: they take the world only as
+#: the evidence (judge/evidence.py), nothing of strategies/ itself.
 BUILDERS = ("build.py", "layout.py")
 
 
-def strategy_imports(path: Path) -> set[str]:
-    """Every strategies module `path` imports, at any depth of its code."""
+def imports(path: Path) -> set[str]:
+    """Every module of ours (strategies, judge) `path` imports, at any depth."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -42,14 +42,17 @@ def strategy_imports(path: Path) -> set[str]:
             names = [alias.name for alias in node.names]
         else:
             continue
-        found |= {n for n in names if n.split(".")[0] == "strategies"}
+        found |= {n for n in names if n.split(".")[0] in ("strategies", "judge")}
     return found
 
 
 @pytest.mark.parametrize("module", BUILDERS)
-def test_the_builder_takes_only_the_evidence_from_strategies(module: str) -> None:
-    """The builder imports from strategies only `strategies.evidence`."""
-    assert strategy_imports(JUDGE / module) == {"strategies.evidence"}
+def test_the_builder_takes_only_the_evidence_of_a_world(module: str) -> None:
+    """The builder imports nothing of strategies/: a world reaches it only
+    as `judge.evidence`, so it never goes back to a fact group's module."""
+    found = imports(JUDGE / module)
+    assert not {n for n in found if n.startswith("strategies")}, found
+    assert "judge.evidence" in found
 
 
 def test_evidence_is_pure() -> None:

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from judge.nodes import Node, file_nodes
 from strategies.files import ROOT_BYTES, SPARSE_SIZES
 from strategies.finals import final_text
 from strategies.logs import LOG_KINDS, call_id_of, tamper
-from strategies.nodes import Node, file_nodes
 from strategies.plan_steps import (
     Denied,
     EditFile,
