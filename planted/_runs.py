@@ -34,9 +34,17 @@ __all__ = [
 ]
 
 # What a judged run needs of this checkout: the suite, its strategies, the
-# pytest plugin that selects invariants, the bundled package the suite may
-# import, and pytest's settings.
-_SUITE = ("tests", "strategies", "planted", "evaluator", "pyproject.toml")
+# judge and its worker (issue 24's packages), the pytest plugin that selects
+# invariants, the bundled package the suite may import, and pytest's settings.
+_SUITE = (
+    "tests",
+    "strategies",
+    "judge",
+    "worker",
+    "planted",
+    "evaluator",
+    "pyproject.toml",
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
