@@ -43,10 +43,6 @@ _JUDGE_OWNED = frozenset({".hypothesis"})
 _WHOLE_FILE = 1 << 20
 
 
-class _LoadTimeout(Exception):
-    pass
-
-
 def main() -> None:
     config = json.loads(sys.stdin.readline())
     _close_stdin()
@@ -152,29 +148,23 @@ class _Progress:
 
 
 def _load(folder: str, level: str, seconds: float) -> str | None:
-    """Import the folder once, bounded: None, or one line saying why it cannot."""
-    from judge.target import TargetError, load_target
+    """Import the folder once, in a worker ended after `seconds` at most (the
+    worker's own load bound, IMPORT_SECONDS, if sooner): None, or one line
+    saying why it cannot load."""
+    from judge.target import IMPORT_SECONDS, TargetError, load_target
 
-    def expire(signum: int, frame: Any) -> None:
-        raise _LoadTimeout
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        loaded = load_target(impl_path=folder, level=level)
+        loaded = load_target(
+            impl_path=folder, level=level, import_seconds=min(seconds, IMPORT_SECONDS)
+        )
         if loaded.client is not None:
             loaded.client.stop()  # the suite starts its own worker
     except TargetError as error:
         message = str(error)
         prefix = f"--impl-path {folder}: "
         return message[len(prefix) :] if message.startswith(prefix) else message
-    except _LoadTimeout:
-        return f"importing the folder did not finish within {seconds:g} s"
     except BaseException as error:  # KeyboardInterrupt and the like
         return f"importing the folder raised {type(error).__name__}"
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
     return None
 
 

@@ -26,7 +26,7 @@ _HOMES = {
     " rows_without_tree shown_names shown_row verdict_cause",
     "judge.hardened": "judge_access judge_hostile",
     "judge.snapshot": "object_state spy_on tree_changes tree_snapshot",
-    "judge.watch": "Figures call_with_deadline reported_figures short_unless_thorough",
+    "judge.watch": "Figures reported_figures short_unless_thorough watched",
     "judge.lessons": "CallAborted InvariantFailure call_target expect_error"
     " fail report_view timed_out",
     "judge.target": "REQUIRED_NAMES Target load_target",

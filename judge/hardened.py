@@ -1,7 +1,8 @@
 """The two hardened judgements of one evaluation: it survives, and it stays inside.
 
 `judge_hostile` builds a world (of any kinds, traps included), evaluates it
-under a deadline with the tree snapshotted around the call, and fails as a
+(a remote target within its worker's bound) with the tree snapshotted around
+the call, and fails as a
 lesson on a hang, a changed byte, an exception (a ValueError is fair only for
 a run that breaks the contract's types) or a wrong verdict. `judge_access`
 evaluates with the audit recorder armed and fails on any path opened outside
@@ -18,14 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from judge.access import accesses, violations
-from judge.bounds import Deadline, Expired, within
 from judge.build import materialise
 from judge.fixes import placed
 from judge.lessons import fail, report_view, timed_out
-from judge.remote import WorkerDied, WorkerHung, rebuilt
+from judge.remote import OutOfTime, WorkerDied, WorkerHung, bounded, rebuilt
 from judge.snapshot import tree_changes, tree_snapshot
 from judge.verdicts import assert_truth, judging
-from judge.watch import HANG_SECONDS, Figures, Outcome, call_with_deadline
+from judge.watch import HANG_SECONDS, Figures, Outcome, watched
 from strategies.vocabulary import EVALUATE
 from strategies.world import World, describe, truth
 from worker.audit import AccessRecorder
@@ -40,7 +40,8 @@ def judge_hostile(
     *,
     seconds: float = HANG_SECONDS,
 ) -> None:
-    """Build `world`, evaluate it under a deadline, and fail as a lesson if harmed."""
+    """Build `world`, evaluate it (a remote target within `seconds`), and fail
+    as a lesson if harmed."""
     __tracebackhide__ = True
     figures = figures or Figures("unreported")
     figures.add("tried")
@@ -49,11 +50,7 @@ def judge_hostile(
             figures.saw(kind.name)
     with judging(world, target), materialise(world, target) as built:
         before = tree_snapshot(built.tree)
-        outcome = call_with_deadline(
-            lambda: target.evaluate_run(*built.args),
-            seconds=seconds,
-            fifos=built.fifos,
-        )
+        outcome = watched(lambda: target.evaluate_run(*built.args), seconds=seconds)
         changes = tree_changes(before, tree_snapshot(built.tree))
         if outcome.hung:
             figures.add("hangs")
@@ -118,10 +115,9 @@ def judge_access(
         if getattr(target, "remote", False):
             outcome = _audited_remotely(target, built, recorder, seconds)
         else:
-            outcome = call_with_deadline(
+            outcome = watched(
                 lambda: target.evaluate_run(*built.args),
                 seconds=seconds,
-                fifos=built.fifos,
                 inside=recorder.armed,
             )
         seen = accesses(recorder.accesses)
@@ -185,20 +181,18 @@ def _audited_remotely(
     worker arms the same recorder there and sends its records as data."""
     client = target.client
     outcome = Outcome()
-    deadline = Deadline(seconds)
     try:
-        said = within(
-            deadline,
-            client.request,
-            {
-                "op": "audit",
-                "fn": {"$n": "evaluate_run"},
-                "args": client.encode(list(built.args)),
-            },
-            EVALUATE,
-        )
-    except Expired as expired:
-        if expired.deadline is not deadline:
+        with bounded(seconds) as bound:
+            said = client.request(
+                {
+                    "op": "audit",
+                    "fn": {"$n": "evaluate_run"},
+                    "args": client.encode(list(built.args)),
+                },
+                EVALUATE,
+            )
+    except OutOfTime as late:
+        if late.bound is not bound:
             raise
         outcome.hung = True
         return outcome

@@ -11,10 +11,13 @@ which makes whatever the target's code does a lesson about that call:
 
 - an exception, a missing name or a result of the wrong shape is an
   `InvariantFailure` (Hypothesis then shrinks it to a minimal world);
-- so is anything else it raises, even `SystemExit`, `KeyboardInterrupt` or
-  `GeneratorExit`: nobody pressed Ctrl-C, so the run goes on (a real Ctrl-C
-  is told apart by judge.interrupts and still stops the run);
-- a call that does not return within its limit (judge.bounds) or runs
+- so is anything else it raises, even `SystemExit` or `GeneratorExit`, and a
+  `KeyboardInterrupt` raised in the worker (it arrives as data, so the run
+  goes on); a KeyboardInterrupt raised here, in the judge's process (where
+  only the bundled evaluator, ours, runs) is the person's Ctrl-C and stops
+  the run;
+- a call to a remote target that does not return within its limit
+  (judge.limits; the worker is ended from outside, judge.remote) or runs
   out of memory is a `CallAborted`: a lesson raised as a BaseException, which
   Hypothesis neither shrinks nor replays (it would only hang or exhaust
   memory again), so the test fails at once with it and the run goes on.
@@ -42,10 +45,18 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, NoReturn
 
-from judge import interrupts
-from judge.bounds import Deadline, Expired, call_limits, within
 from judge.fixes import HOME, change_for, changing, placed
-from judge.remote import ProtocolError, Remote, WorkerDied, WorkerHung, report_data
+from judge.limits import call_limits
+from judge.remote import (
+    REQUEST_SECONDS,
+    OutOfTime,
+    ProtocolError,
+    Remote,
+    WorkerDied,
+    WorkerHung,
+    bounded,
+    report_data,
+)
 from judge.target import MissingNameError
 from worker.serve import report_problem as _report_problem
 from worker.serve import short_repr as _short_repr
@@ -451,8 +462,10 @@ def call_target(
     """Call `fn(*args, **kwargs)`, a function of the target, and return its result.
 
     `what` names the call for a learner, e.g. "evaluate_run(run, workspace,
-    receipts, case)" or "report.render()". The call runs under the session's
-    call limit (`--call-timeout`; judge.bounds), in the main thread.
+    receipts, case)" or "report.render()". Every request it makes to a
+    remote target's worker runs under the session's call limit
+    (`--call-timeout`; judge.limits, judge.remote.bounded); the bundled
+    evaluator, ours, runs here unbounded.
     Whatever goes wrong becomes a lesson naming the call: an exception, a
     missing name (topic "surface"), a result of the wrong shape (None from an
     unfinished function), any BaseException from the target (SystemExit,
@@ -633,30 +646,33 @@ def _attempt(
     world: str,
     reproduce: str,
 ) -> tuple[bool, Any]:
-    """Run one call into the target under its deadline.
+    """Run one call into the target, its requests to a worker bounded.
 
     Returns (True, result), or (False, error) for anything it raised that
     is the target's own doing. Raises a CallAborted lesson when the call
     hung or ran out of memory, and lets through what is not the target's
-    doing: the person's Ctrl-C, a lesson or control flow of the suite's own
-    code called back from the target, and an outer deadline's expiry.
+    doing: the person's Ctrl-C (any KeyboardInterrupt raised in this
+    process: the target's own arrive from the worker as data), a lesson or
+    control flow of the suite's own code called back from the target, and
+    an outer bound's expiry (the whole test ran out of time).
     """
     __tracebackhide__ = True
     limits = call_limits()
     seconds, shortened = limits.limit(short)
-    deadline = Deadline(seconds)
     where: tuple[tuple[str, int, str], ...] = ()
     try:
         try:
-            value = within(deadline, fn, *args, **kwargs)
-        except Expired as expired:
-            if expired.deadline is not deadline:
-                raise  # an outer deadline: the whole test ran out of time
-            where = expired.where
-        except (InvariantFailure, CallAborted, MemoryError):
+            with bounded(seconds) as bound:
+                value = fn(*args, **kwargs)
+        except OutOfTime as late:
+            if late.bound is not bound:
+                raise  # an outer bound: the whole test ran out of time
+            where = late.where
+        except (InvariantFailure, CallAborted, MemoryError, KeyboardInterrupt):
             raise
         except WorkerHung as hung:
-            where = hung.where
+            # Past REQUEST_SECONDS with no call limit (--call-timeout 0).
+            seconds, where = REQUEST_SECONDS, hung.where
         except (WorkerDied, ProtocolError) as error:
             raise CallAborted(
                 world=world,
@@ -669,15 +685,11 @@ def _attempt(
                 cause=f"crash:{short}",
             ) from None
         except BaseException as error:
-            if interrupts.is_from_person(error) or _is_machinery(error):
+            if _is_machinery(error):
                 raise
-            if not deadline.expired:
-                return False, error
-            # Interrupted, the code raised something else: still a hang.
+            return False, error
         else:
-            if not deadline.expired:
-                return True, value
-            # The code caught the deadline's interruption and returned anyway.
+            return True, value
     except MemoryError:
         raise CallAborted(
             world=world,
@@ -692,12 +704,8 @@ def _attempt(
             reproduce=reproduce,
             cause=f"memory:{short}",
         ) from None
-    finally:
-        if interrupts.pressed():
-            # The person pressed Ctrl-C and the target's code swallowed it.
-            raise KeyboardInterrupt
     limits.record_hang(short)
-    assert seconds is not None  # a deadline without seconds never expires
+    assert seconds is not None  # without a call limit only WorkerHung hangs
     raise timed_out(
         what,
         seconds,
@@ -729,7 +737,7 @@ def timed_out(
 ) -> CallAborted:
     """The lesson for `what`, which did not return within `seconds`.
 
-    `where` is the stack when the deadline rang (judge.bounds.Expired),
+    `where` is the worker's stack as it was ended (judge.remote.OutOfTime),
     innermost first: the lesson names the target's innermost frame in it.
     """
     headline = f"{what} did not {verb} within {seconds:g} s"

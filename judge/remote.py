@@ -9,9 +9,11 @@ object that stays in the worker. The suite's code is the same for both
 kinds of target: it calls names, reads attributes and compares data.
 
 Bounds come from here, outside the learner's process. Every request is
-read with a deadline; a request that is interrupted (the call's deadline of
-judge.bounds rang, the person pressed Ctrl-C) or outlives its bound
-ends the worker, whole, and the next request starts a new one. A worker
+read with a deadline: the earliest of the bounds on (`bounded`, which
+`call_target` sets for one call and the suite's conftest for one test) or
+`REQUEST_SECONDS`. A request that outlives it, or is interrupted (the
+person pressed Ctrl-C), ends the worker, whole, and the next request starts
+a new one; the person's Ctrl-C never reaches the worker (its own session). A worker
 that dies in a call is a `WorkerDied`; its handles are stale from then on.
 Replies are untrusted: one JSON line each, at most `MAX_LINE` bytes, every
 object tagged (see worker/serve.py), never unpickled.
@@ -40,16 +42,19 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from judge import bounds, safefs
+from judge import safefs
 
 __all__ = [
     "MAX_LINE",
     "REQUEST_SECONDS",
+    "Bound",
     "Client",
+    "OutOfTime",
     "Raiser",
     "Remote",
     "RemoteError",
@@ -57,6 +62,7 @@ __all__ = [
     "WorkerDied",
     "WorkerHung",
     "Ref",
+    "bounded",
     "Step",
     "force",
     "report_makers",
@@ -69,9 +75,9 @@ __all__ = [
 #: The worker package, started as a folder (worker/__main__.py).
 WORKER_FILE = Path(__file__).resolve().parent.parent / "worker"
 MAX_LINE = 8 << 20
-#: The bound of a request made outside any deadline of judge.bounds (a
-#: repr, an attribute read by the suite's own code): a correct target
-#: answers in microseconds.
+#: The bound of a request made outside any `bounded` block (a repr, an
+#: attribute read by the suite's own code): a correct target answers in
+#: microseconds.
 REQUEST_SECONDS = 30.0
 #: How long the worker may take to start and import the target.
 LOAD_SECONDS = 20.0
@@ -146,6 +152,74 @@ class WorkerHung(Exception):
 
 class ProtocolError(Exception):
     """The worker answered with something the protocol does not allow."""
+
+
+class Bound:
+    """A wall-clock bound on every request made while it is on (`bounded`).
+
+    `due` is time.monotonic() when it runs out; it moves on by the time the
+    judge spends starting a new worker, which no call is charged for.
+    """
+
+    __slots__ = ("due", "seconds")
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.due = time.monotonic() + seconds
+
+    def __repr__(self) -> str:
+        return f"Bound({self.seconds:g} s)"
+
+
+# The bounds on now, outermost first: a context variable, so a bound set
+# around one call never outlives it, whatever the call raised.
+_BOUNDS: ContextVar[tuple[Bound, ...]] = ContextVar("day7_bounds", default=())
+
+
+@contextlib.contextmanager
+def bounded(seconds: float | None) -> Iterator[Bound | None]:
+    """Every request made in the block is answered within `seconds` from now,
+    or its worker is ended and `OutOfTime` raised; None or 0: no bound.
+
+    Bounds nest: the earliest rings (the outermost of equal ones), so a
+    test's bound ends the test even inside a call with a later bound of its
+    own. Code that runs here, not in a worker (the bundled evaluator, which
+    is ours), is not bounded by it.
+    """
+    if not seconds:
+        yield None
+        return
+    bound = Bound(seconds)
+    token = _BOUNDS.set((*_BOUNDS.get(), bound))
+    try:
+        yield bound
+    finally:
+        _BOUNDS.reset(token)
+
+
+def _due() -> tuple[float, Bound | None]:
+    """When a request made now must be answered, and the bound that says so
+    (None: `REQUEST_SECONDS`, no bound on)."""
+    due, which = time.monotonic() + REQUEST_SECONDS, None
+    for bound in _BOUNDS.get():
+        if bound.due < due:
+            due, which = bound.due, bound
+    return due, which
+
+
+class OutOfTime(BaseException):
+    """A request outlived the `bound` it was made under; the worker was ended.
+
+    A BaseException, as a hang is never an ordinary failure: Hypothesis
+    neither shrinks nor replays it (it would only hang again), and the
+    `bounded` block that set `bound` makes it a lesson. `where` is the
+    worker's stack as it was ended, innermost first.
+    """
+
+    def __init__(self, bound: Bound, where: tuple[tuple[str, int, str], ...]) -> None:
+        super().__init__(f"did not finish within {bound.seconds:g} s")
+        self.bound = bound
+        self.where = where
 
 
 @dataclass(frozen=True)
@@ -255,8 +329,13 @@ class Client:
         if self.process is None:
             # Starting again is the judge's own work: the call that asked is
             # not charged for it.
-            with bounds.suspended():
+            started = time.monotonic()
+            try:
                 first = self.start()
+            finally:
+                spent = time.monotonic() - started
+                for bound in _BOUNDS.get():
+                    bound.due += spent
             if "load_error" in first:
                 raise WorkerDied(f"the target no longer loads: {first['load_error']}")
 
@@ -273,7 +352,7 @@ class Client:
         except (BrokenPipeError, OSError, ValueError):
             self._died("writing to it")
 
-    def _read(self, due: float, what: str) -> Any:
+    def _read(self, due: float, what: str, bound: Bound | None = None) -> Any:
         assert self.process is not None and self.process.stdout is not None
         stream = self.process.stdout
         while True:
@@ -281,6 +360,8 @@ class Client:
             if left <= 0:
                 where = self.hang_where()
                 self.stop()
+                if bound is not None:
+                    raise OutOfTime(bound, where)
                 raise WorkerHung(f"{what} did not answer within its bound", where)
             ready, _, _ = select.select([stream], [], [], left)
             if ready:
@@ -370,15 +451,12 @@ class Client:
                 self.released[:1000],
                 self.released[1000:],
             )
-        left = bounds.remaining()
-        due = time.monotonic() + (
-            REQUEST_SECONDS if left is None else min(left + 2.0, REQUEST_SECONDS)
-        )
+        due, bound = _due()
         generation = self.generation
         try:
             self._write(message)
             while True:
-                reply = self._read(due, what)
+                reply = self._read(due, what, bound)
                 if not isinstance(reply, dict):
                     raise ProtocolError("the worker sent a reply that is not an object")
                 if "cb" in reply:
@@ -387,13 +465,7 @@ class Client:
                 if reply.get("id") != number:
                     raise ProtocolError("the worker answered another request")
                 break
-        except bounds.Expired as expired:
-            where = self.hang_where()
-            if where:
-                expired.where = where
-            self.stop()
-            raise
-        except (WorkerDied, WorkerHung, ProtocolError):
+        except (WorkerDied, WorkerHung, ProtocolError, OutOfTime):
             raise
         except BaseException:
             # Interrupted mid-request (Ctrl-C): what the worker does now is unknown.

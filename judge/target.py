@@ -16,17 +16,17 @@ A name the target does not define becomes a stand-in: the suite still
 collects and runs, and only the facts that use the name fail, each saying
 "X is not defined in <target>".
 
-Importing is running the target's code: a module that raises anything at
-import (even SystemExit or KeyboardInterrupt) or does not finish importing
-within `IMPORT_SECONDS` (judge.bounds; main thread only) cannot be
-loaded, and says so in one line.
+Importing is running the target's code, so only the bundled evaluator (ours)
+is imported here, plainly. Every other target is imported by a worker
+(judge.remote): one that raises anything at import (even SystemExit or
+KeyboardInterrupt) or does not finish importing within `IMPORT_SECONDS`
+(the worker is ended from outside) cannot be loaded, and says so in one
+line.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.machinery
-import itertools
 import os
 import sys
 import types
@@ -34,9 +34,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
-
-from judge import interrupts
-from judge.bounds import Deadline, Expired, within
 
 __all__ = [
     "BUNDLED_MODULE",
@@ -64,13 +61,9 @@ LEVELS: tuple[str, ...] = ("course", "hardened")
 #: The module judged when no target is named: our own evaluator.
 BUNDLED_MODULE = "evaluator"
 
-#: How long importing the target may take. The course's modules import only
-#: the standard library and each other, in milliseconds.
+#: How long a worker may take to import the target. The course's modules
+#: import only the standard library and each other, in milliseconds.
 IMPORT_SECONDS = 10.0
-
-# Synthetic package names must be unique per load: two folders loaded in one
-# process (the loader's own tests do this) must not share modules.
-_package_numbers = itertools.count(1)
 
 
 class TargetError(Exception):
@@ -196,8 +189,9 @@ def load_target(
     Neither given means the bundled `evaluator`. `level` defaults to
     `hardened` for the bundled evaluator and `course` for anything else.
     Raises TargetError with a one-line message when the target cannot be
-    loaded or the options contradict each other. Each module's import may
-    take `import_seconds` (None: unbounded).
+    loaded or the options contradict each other. A worker's import of the
+    target may take `import_seconds` (None: the worker's default); the
+    bundled evaluator is imported here, unbounded.
     """
     if impl is not None and impl_path is not None:
         raise TargetError(
@@ -229,7 +223,7 @@ def load_target(
             import_seconds,
         )
     label = f"module {module_name}"
-    module = _import_module(module_name, import_seconds)
+    module = _import_module(module_name)
     modules = [module]
     bundled = _is_bundled(module)
     sources = _sources_of(module)
@@ -356,64 +350,14 @@ def _sources_of(module: types.ModuleType) -> tuple[str, ...]:
     return (os.path.abspath(module_file),) if module_file else ()
 
 
-def _bounded_import(name: str, seconds: float | None) -> types.ModuleType:
-    """`importlib.import_module(name)` within `seconds`.
-
-    Raises `_ImportFailed` with one line saying why for anything the
-    module's code raises (Exception or not) or a deadline that passes;
-    ModuleNotFoundError and the person's own Ctrl-C go through.
-    """
-    deadline = Deadline(seconds)
-    late = (
-        f"did not finish within {seconds:g} s"
-        " (a loop, or a read that blocks, at import time?)"
-    )
+def _import_module(module_name: str) -> types.ModuleType:
+    """The bundled evaluator, imported plainly: it is ours, and trusted."""
     try:
-        module = within(deadline, importlib.import_module, name)
-    except Expired as expired:
-        if interrupts.pressed():
-            raise KeyboardInterrupt from None  # the person's Ctrl-C hurried it
-        if expired.deadline is not deadline:
-            raise
-        raise _ImportFailed(late) from None
-    except BaseException as error:
-        if interrupts.is_from_person(error):
-            raise
-        if deadline.expired:
-            raise _ImportFailed(late) from None
-        if isinstance(error, ModuleNotFoundError):
-            raise
-        raise _ImportFailed(_one_line(error)) from None
-    if deadline.expired:  # caught the interruption and finished anyway
-        raise _ImportFailed(late)
-    return module
-
-
-class _ImportFailed(Exception):
-    """Importing a target module failed; the message says why in one line."""
-
-
-def _import_module(module_name: str, seconds: float | None) -> types.ModuleType:
-    if not module_name or not all(
-        part.isidentifier() for part in module_name.split(".")
-    ):
-        raise TargetError(
-            f"--impl {module_name!r} is not a module name such as evaluator"
-        )
-    try:
-        return _bounded_import(module_name, seconds)
+        return importlib.import_module(module_name)
     except ModuleNotFoundError as error:
-        if error.name is not None and module_name.startswith(error.name):
-            raise TargetError(
-                f"--impl {module_name}: no module named {error.name!r} is importable"
-                " (is it installed, or on sys.path?)"
-            ) from None
         raise TargetError(
-            f"--impl {module_name}: importing it failed: {_one_line(error)}"
-        ) from None
-    except _ImportFailed as error:
-        raise TargetError(
-            f"--impl {module_name}: importing it failed: {error}"
+            f"--impl {module_name}: no module named {error.name!r} is importable"
+            " (is it installed, or on sys.path?)"
         ) from None
 
 
@@ -430,67 +374,3 @@ def _is_bundled(module: types.ModuleType) -> bool:
         return False
     ours = Path(__file__).resolve().parent.parent / BUNDLED_MODULE
     return Path(module_file).resolve().parent == ours
-
-
-def _load_folder(
-    impl_path: str | os.PathLike[str], seconds: float | None
-) -> tuple[str, list[types.ModuleType]]:
-    raw = os.fspath(impl_path)
-    folder = Path(os.path.abspath(raw))
-    label = f"folder {folder}"
-    if not folder.exists():
-        raise TargetError(f"--impl-path {raw}: no such directory")
-    if not folder.is_dir():
-        raise TargetError(f"--impl-path {raw}: not a directory")
-    present = [name for name in DAY7_MODULES if (folder / f"{name}.py").is_file()]
-    if not present:
-        raise TargetError(
-            f"--impl-path {raw}: holds none of {_MODULE_FILES};"
-            " point it at a course agent folder such as src/tiny_llm/agent"
-        )
-
-    package_name = f"_day7_target_{next(_package_numbers)}"
-    package = types.ModuleType(package_name, f"The Day 7 modules of {label}.")
-    package.__path__ = [str(folder)]
-    package.__package__ = package_name
-    package.__spec__ = importlib.machinery.ModuleSpec(
-        package_name, None, is_package=True
-    )
-    package.__spec__.submodule_search_locations = [str(folder)]
-    sys.modules[package_name] = package
-
-    modules = []
-    # Loading must not leave __pycache__ folders in a learner's checkout.
-    writes_bytecode = sys.dont_write_bytecode
-    sys.dont_write_bytecode = True
-    loaded = False
-    try:
-        for name in present:
-            try:
-                modules.append(_bounded_import(f"{package_name}.{name}", seconds))
-            # A learner's module may raise anything while importing, even
-            # SystemExit; it still means "cannot load", one line.
-            except (ModuleNotFoundError, _ImportFailed) as error:
-                message = (
-                    str(error) if isinstance(error, _ImportFailed) else _one_line(error)
-                ).replace(f"{package_name}.", "")
-                raise TargetError(
-                    f"--impl-path {raw}: importing {name}.py failed: {message}"
-                ) from None
-        loaded = True
-    finally:
-        sys.dont_write_bytecode = writes_bytecode
-        if not loaded:
-            # The half-imported modules of a folder that cannot load go too.
-            for module_name in [
-                m
-                for m in sys.modules
-                if m == package_name or m.startswith(package_name + ".")
-            ]:
-                del sys.modules[module_name]
-    return label, modules
-
-
-def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split())
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from judge.bounds import CALL_SECONDS
 from judge.fixes import hint_for, placed
 from judge.lessons import (
     CallAborted,
@@ -26,6 +25,7 @@ from judge.lessons import (
     fail,
     report_view,
 )
+from judge.limits import CALL_SECONDS
 from judge.remote import report_makers
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe

@@ -1,18 +1,12 @@
-"""Watching one evaluate_run: a deadline, and what it opened.
+"""Watching one evaluate_run: how it ended, and what the properties saw.
 
-Two instruments for the hardened properties (tests/invariants/test_hostile.py
-and test_audit.py), none tied to one implementation; the byte snapshot they
-also take is `judge.snapshot`'s, the one the read-only invariants use:
-
-* `call_with_deadline` runs a call under a deadline and gives up after a
-  few seconds, so a FIFO opened for reading fails one example instead of
-  hanging pytest. In the main thread the deadline is judge.bounds' alarm,
-  which stops the call itself (a loop, a blocked open); elsewhere the call
-  runs in a worker thread, and on a timeout the world's FIFOs are opened for
-  writing, which lets a blocked reader return and the thread finish.
-* what the call opened is `worker.audit`'s `AccessRecorder` (standard
-  library only, so the worker records with it too); `judge.access` judges
-  its records.
+For the hardened properties (tests/invariants/test_hostile.py and
+test_audit.py), none tied to one implementation; the byte snapshot they also
+take is `judge.snapshot`'s, the one the read-only invariants use. A remote
+target's call is bounded by its worker's bound (`HANG_SECONDS`, through
+judge.remote.bounded); the bundled evaluator, ours, is called plainly. What
+the call opened is `worker.audit`'s `AccessRecorder` (standard library
+only, so the worker records with it too); `judge.access` judges its records.
 
 `Figures` counts what the properties saw and reports it at the end of the
 run through a small pytest plugin object (no import of pytest here).
@@ -21,37 +15,28 @@ run through a small pytest plugin object (no import of pytest here).
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from judge import safefs
-from judge.bounds import Deadline, Expired, can_bound, within
-from judge.interrupts import is_from_person, pressed
+from judge.remote import OutOfTime, bounded
 
 __all__ = [
     "HANG_SECONDS",
     "Figures",
     "FiguresReporter",
     "Outcome",
-    "call_with_deadline",
     "report_figures",
     "reported_figures",
     "short_unless_thorough",
+    "watched",
 ]
 
-#: How long one evaluate_run may take on a hostile world.  The bundled
-#: evaluator needs milliseconds; a reader blocked on a FIFO needs for ever.
-#: Generous, so a loaded CI machine is not mistaken for a hang.
+#: How long one remote evaluate_run may take on a hostile world.  The
+#: bundled evaluator needs milliseconds; a reader blocked on a FIFO needs
+#: for ever. Generous, so a loaded CI machine is not mistaken for a hang.
 HANG_SECONDS = 5.0
-
-
-# --- the deadline ---
 
 
 @dataclass
@@ -64,123 +49,36 @@ class Outcome:
     seconds: float = 0.0
 
 
-def call_with_deadline(
+def watched(
     call: Callable[[], Any],
     *,
     seconds: float = HANG_SECONDS,
-    fifos: Iterable[Path] = (),
     inside: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
 ) -> Outcome:
-    """Run `call()` in a worker thread for at most `seconds`.
+    """Run `call()`, every request it makes to a worker within `seconds`.
 
-    `inside` is entered in the worker around the call (the audit recorder
-    arms itself there, since it records per thread).  On a timeout the
-    `fifos` are opened for writing and closed again, so a reader blocked in
-    `open` or `read` gets end-of-file and the daemon thread can end.
-
-    In the main thread the call runs there, under judge.bounds' alarm:
-    a thread cannot be stopped, and one that loops for ever would hold the
-    interpreter for the rest of the run.
+    A worker that overruns is ended (judge.remote.bounded): the outcome is
+    `hung`. Code that runs here (the bundled evaluator, ours) is called
+    plainly. `inside` is entered around the call (the audit recorder). What
+    the call raises is reported, except a KeyboardInterrupt raised here,
+    which is the person's Ctrl-C, and an outer bound's expiry.
     """
-    if can_bound():
-        return _call_here(call, seconds, inside)
-    _settle_runaways()
     outcome = Outcome()
-
-    def work() -> None:
-        started = time.perf_counter()
-        try:
-            with inside() if inside is not None else contextlib.nullcontext():
-                outcome.value = call()
-        except BaseException as error:  # reported, not raised, in the caller
-            outcome.error = error
-        finally:
-            outcome.seconds = time.perf_counter() - started
-
-    worker = threading.Thread(target=work, name="day7-watched-call", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        outcome.hung = True
-        outcome.seconds = seconds
-        _unblock(worker, list(fifos))
-        if worker.is_alive():
-            _runaways.append(worker)
-    return outcome
-
-
-def _call_here(
-    call: Callable[[], Any],
-    seconds: float,
-    inside: Callable[[], contextlib.AbstractContextManager[Any]] | None,
-) -> Outcome:
-    outcome = Outcome()
-    deadline = Deadline(seconds)
     started = time.perf_counter()
     try:
-        with inside() if inside is not None else contextlib.nullcontext():
-            outcome.value = within(deadline, call)
-    except Expired as expired:
-        if expired.deadline is not deadline:
+        with bounded(seconds) as bound:
+            with inside() if inside is not None else contextlib.nullcontext():
+                outcome.value = call()
+    except OutOfTime as late:
+        if late.bound is not bound:
             raise
+        outcome.hung = True
+    except KeyboardInterrupt:
+        raise
     except BaseException as error:  # reported, not raised, in the caller
-        if is_from_person(error):
-            raise
         outcome.error = error
-    finally:
-        outcome.seconds = time.perf_counter() - started
-    if pressed():
-        raise KeyboardInterrupt
-    if deadline.expired:
-        outcome.hung, outcome.value, outcome.error = True, None, None
-        outcome.seconds = seconds
+    outcome.seconds = seconds if outcome.hung else time.perf_counter() - started
     return outcome
-
-
-#: How long a new call waits for one left running by an earlier timeout.
-RUNAWAY_SECONDS = 120.0
-
-# Threads still running after their deadline (an evaluator reading a 4 GiB
-# sparse file whole, say).  A Python thread cannot be stopped, so the next
-# call waits for them first: otherwise every example of a failing property,
-# shrinking included, would add one more runaway reader and exhaust memory.
-_runaways: list[threading.Thread] = []
-
-
-def _settle_runaways() -> None:
-    while _runaways:
-        # Waited for once: one that never ends costs one wait, not one per call.
-        _runaways.pop().join(RUNAWAY_SECONDS)
-
-
-#: A FIFO the judge made is opened to unblock its reader, never a link
-#: learner code left in its place.
-_UNBLOCK_FLAGS = os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def _unblock(worker: threading.Thread, fifos: list[Path]) -> None:
-    deadline = time.monotonic() + 2.0
-    while worker.is_alive() and time.monotonic() < deadline:
-        for fifo in fifos:
-            # Its folders reached through descriptors, never a link: the
-            # worker may have swapped one for a link to a device.
-            with contextlib.suppress(OSError, safefs.Unexpected):
-                with safefs.opened(*_from_judges(fifo.parent)) as parent:
-                    # Succeeds only while a reader waits; closing gives it EOF.
-                    os.close(os.open(fifo.name, _UNBLOCK_FLAGS, dir_fd=parent))
-        worker.join(0.05)
-
-
-def _from_judges(folder: Path) -> tuple[Path, tuple[str, ...]]:
-    """`folder` as the tree's top (in the judge's scratch parent) and the parts
-    below it, each to be opened without following a link; else `folder` itself."""
-    from judge.build import scratch_parent
-
-    trusted = Path(scratch_parent() or tempfile.gettempdir())
-    for top in (folder, *folder.parents):
-        if top.parent == trusted:
-            return top, folder.relative_to(top).parts
-    return folder, ()
 
 
 # --- figures ---

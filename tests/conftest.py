@@ -8,12 +8,14 @@
   tests/bundled/ run only when the target is the bundled evaluator.
 - The Hypothesis profile is `dev`, or `ci` under CI, unless
   `--hypothesis-profile` names one (strategies/profiles.py).
-- Every call into the target is bounded (`--call-timeout`, judge.bounds
-  through judge.lessons.call_target); `--test-timeout` bounds each whole
-  test as a backstop for the target's code that runs outside those calls
-  (properties, repr, ==). A hang fails its test with a lesson and the run
-  goes on. A KeyboardInterrupt raised by the target's code fails its test;
-  the person's own Ctrl-C stops the run (judge.interrupts).
+- Every call into a remote target is bounded (`--call-timeout`,
+  judge.limits through judge.lessons.call_target): its worker is ended from
+  outside; `--test-timeout` bounds every request of a whole test as a
+  backstop for the target's code that runs outside those calls (properties,
+  repr, ==). A hang fails its test with a lesson and the run goes on. A
+  KeyboardInterrupt raised by the target's code arrives from its worker as
+  data and fails its test; one raised in this process is the person's
+  Ctrl-C (only the bundled evaluator, ours, runs here) and stops the run.
 - Tests run in the order of judge.ordering: the most basic invariants
   first (stable within an invariant).
 - At the end, a summary in the evaluator's own voice: one line per invariant,
@@ -32,10 +34,9 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import pytest
@@ -43,25 +44,12 @@ from hypothesis import core as hypothesis_core
 from hypothesis import settings
 from hypothesis.errors import InvalidArgument
 
-from judge import interrupts
-from judge.bounds import (
-    CALL_SECONDS,
-    CallLimits,
-    Deadline,
-    Expired,
-    frames_of,
-    use_call_limits,
-)
-from judge.lessons import (
-    CallAborted,
-    InvariantFailure,
-    at_frame,
-    raised_where,
-    timed_out,
-)
+from judge.lessons import CallAborted, InvariantFailure, timed_out
+from judge.limits import CALL_SECONDS, CallLimits, use_call_limits
 from judge.ordering import rank
 from judge.parts import assign, parse_part
 from judge.probe import fresh_seed, probe_seed, probe_target
+from judge.remote import OutOfTime, bounded
 from judge.target import LEVELS, Target, TargetError, load_target
 from strategies.profiles import PROFILES, choose_profile, register_profiles
 
@@ -82,7 +70,6 @@ INVARIANTS = TESTS / "invariants"
 _TARGET = pytest.StashKey[Target]()
 _OUTCOMES = pytest.StashKey["Outcomes"]()
 _PREVIOUS_LIMITS = pytest.StashKey[CallLimits]()
-_STOP_WATCHING = pytest.StashKey[Callable[[], None]]()
 _PREVIOUS_SEED = pytest.StashKey[Any]()
 
 # Registered at import, before Hypothesis's own pytest_configure loads a
@@ -211,9 +198,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         previous_seed = config.stash[_PREVIOUS_SEED]
         hypothesis_core.global_force_seed = previous_seed
         register_profiles(seeded=previous_seed is not None)
-    stop = config.stash.get(_STOP_WATCHING, None)
-    if stop is not None:
-        stop()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -221,9 +205,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     # Loaded here rather than in pytest_configure so `pytest --help` works
     # whatever the target; before the terminal reporter prints the header.
     config = session.config
-    # From here on a Ctrl-C is told apart from the target's KeyboardInterrupt
-    # (importing the target runs its code too).
-    config.stash[_STOP_WATCHING] = interrupts.watch()
     try:
         config.stash[_TARGET] = load_target(
             impl=config.getoption("--impl"),
@@ -317,55 +298,32 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    """The whole-test backstop deadline, and the target's own KeyboardInterrupt."""
+    """The whole-test backstop bound on every request to the target's worker."""
     seconds = item.config.getoption("--test-timeout") or None
-    target = item.config.stash.get(_TARGET, None)
-    deadline = Deadline(
-        seconds, repeat_while=_runs_code_in(target.sources if target else ())
-    )
     # A target that changes directory (the read-only invariant reports it)
     # must not move the tests that follow.
     directory = os.getcwd()
     try:
-        with deadline:
+        with bounded(seconds) as bound:
             outcome = yield
-    except Expired as expired:
-        if interrupts.pressed():
-            raise KeyboardInterrupt from None  # the person's Ctrl-C hurried it
-        if expired.deadline is not deadline:
+    except OutOfTime as late:
+        if late.bound is not bound:
             raise
         assert seconds is not None
         raise timed_out(
             "the test",
             seconds,
-            expired.where,
+            late.where,
             verb="finish",
             hint="the target's code ran past --test-timeout outside the calls the"
             " suite bounds one by one (a property such as report.passed, repr(),"
             " ==, a copy): look for a loop that never ends there",
         ) from None
-    except KeyboardInterrupt as error:
-        if interrupts.is_from_person(error):
-            raise
-        raise InvariantFailure(
-            world="",
-            expected="the test to run to its end",
-            observed="KeyboardInterrupt raised by the target's code",
-            headline="the target's code raised KeyboardInterrupt during the test"
-            " (nobody pressed Ctrl-C)",
-            hint=at_frame(
-                "report a problem with an ordinary exception, or a failed check",
-                "",
-                raised_where(error),
-            ),
-        ) from error
     except BaseException as error:
         _reword_notes(error)
         raise
     finally:
         os.chdir(directory)
-    if interrupts.pressed():
-        raise KeyboardInterrupt  # the target's code swallowed the person's Ctrl-C
     return outcome
 
 
@@ -388,19 +346,6 @@ def _reword_notes(error: BaseException) -> None:
     for inner in getattr(error, "exceptions", ()):
         if isinstance(inner, BaseException):
             _reword_notes(inner)
-
-
-def _runs_code_in(sources: tuple[str, ...]) -> Callable[[FrameType | None], bool]:
-    """Whether a frame's stack holds code from `sources` (files or folders)."""
-    folders = tuple(os.path.join(source, "") for source in sources)
-
-    def check(frame: FrameType | None) -> bool:
-        return any(
-            f.f_code.co_filename.startswith(folders) or f.f_code.co_filename in sources
-            for f in frames_of(frame)
-        )
-
-    return check
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -609,7 +554,10 @@ class Outcomes:
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[Any]) -> None:
         self.interrupted = True
         error = excinfo.value
-        if isinstance(error, KeyboardInterrupt) and interrupts.pressed():
+        # Only the person's Ctrl-C raises a plain KeyboardInterrupt here (the
+        # target's own arrives from its worker as data); pytest's own stops
+        # are subclasses of it.
+        if type(error) is KeyboardInterrupt:
             self.stopped = "interrupted by Ctrl-C"
         else:
             message = getattr(error, "msg", None) or " ".join(str(error).split())

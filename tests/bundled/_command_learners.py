@@ -48,6 +48,13 @@ IN_EVALUATE_RUN: dict[str, str] = {
     "eats-memory": "    hog = [bytearray(1 << 20) for _ in range(1 << 16)]\n",
     "prints-for-ever": "    while True:\n        print('spam, spam, eggs and spam')\n",
     "kills-itself": "    import os, signal\n    os.kill(os.getpid(), signal.SIGSEGV)\n",
+    # Does what a test asks through `run`: "plant:<how>" (see AT_END), else
+    # judges as the bundled evaluator does. For the judge's lessons on what
+    # only a worker can show (a hang ended from outside, the worker's stack).
+    "obeys-run": (
+        "    if isinstance(run, str) and run.startswith('plant:'):\n"
+        "        return _planted(run[len('plant:'):])\n"
+    ),
     # Validation, the final check and render, and nothing else: no file,
     # result or receipt check (issue 16's evaluator that "does nothing", which
     # holds read-only, determinism and the like for checks it never makes).
@@ -86,6 +93,49 @@ IN_EVALUATE_RUN: dict[str, str] = {
         "        if path.endswith('conftest.py'):\n"
         "            pathlib.Path(path).write_text('')\n"
     ),
+}
+
+#: Code appended to evaluation.py with the plant of the same name.
+AT_END: dict[str, str] = {
+    "obeys-run": """
+
+def _planted(how):
+    import builtins
+    import time
+
+    if how == "loop":
+        return _planted_loop()
+    if how == "swallow":
+        # Catches everything, and carries on: only an end from outside stops it.
+        while True:
+            try:
+                time.sleep(0.05)
+            except BaseException:
+                pass
+    if how.startswith("raise:"):
+        name, _, argument = how[len("raise:"):].partition(":")
+        kind = getattr(builtins, name)
+        raise kind(argument) if argument else kind()
+    if how == "report-loops":
+        return _PlantedReport()
+    raise AssertionError(how)
+
+
+def _planted_loop():
+    while True:
+        pass
+
+
+class _PlantedReport:
+    checks = ()
+
+    @property
+    def passed(self):
+        return _planted_loop()
+
+    def render(self):
+        return ""
+""",
 }
 
 #: Code planted at the top of evaluation.py: the folder cannot be loaded.
@@ -153,7 +203,7 @@ def learner_folder(parent: Path, name: str, *plants: str) -> Path:
         if plant in IN_EVALUATE_RUN:
             source = source.replace(
                 _EVALUATE_RUN_BODY, _EVALUATE_RUN_BODY + IN_EVALUATE_RUN[plant]
-            )
+            ) + AT_END.get(plant, "")
         elif plant in AT_IMPORT:
             source = AT_IMPORT[plant] + source
         elif plant in AFTER_FUTURE:

@@ -11,7 +11,6 @@ outside, and the world fails as a lesson naming what the learner's code did
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import tempfile
@@ -693,40 +692,3 @@ def test_a_log_the_judge_replaces_stays_the_folders_owners() -> None:
         assert replaced.st_mode & 0o777 == 0o640
         assert (sparse.st_uid, sparse.st_gid) == (60999, 60998)
         assert sparse.st_mode & 0o777 == 0o644
-
-
-def test_unblocking_a_fifo_never_follows_a_folder_swapped_for_a_link() -> None:
-    """watch._unblock opens a world's FIFO through its folders' descriptors: a
-    folder above it swapped for a link to a folder outside holding a FIFO (a
-    device, a reader waiting on it) never gets that FIFO opened."""
-    from judge import watch
-
-    with (
-        tempfile.TemporaryDirectory(dir=scratch_parent()) as tree,
-        tempfile.TemporaryDirectory(prefix="device-") as folder,
-    ):
-        device = Path(folder, "watchdog")
-        os.mkfifo(device)
-        opened = threading.Event()
-
-        def wait_for_a_writer() -> None:
-            with contextlib.suppress(OSError):
-                os.close(os.open(device, os.O_RDONLY))
-                opened.set()
-
-        reader = threading.Thread(target=wait_for_a_writer, daemon=True)
-        reader.start()
-        top = Path(tree, "w")
-        (top / "sub").mkdir(parents=True)
-        os.mkfifo(top / "sub" / device.name)
-        (top / "sub").rename(top / "moved")
-        (top / "sub").symlink_to(folder)
-        busy = threading.Thread(target=lambda: threading.Event().wait(0.3))
-        busy.start()
-        watch._unblock(busy, [top / "sub" / device.name])
-        reader.join(0.5)
-        was_opened = opened.is_set()
-        if not was_opened:  # our own writer frees the reader
-            os.close(os.open(device, os.O_WRONLY | os.O_NONBLOCK))
-            reader.join(5)
-        assert not was_opened, "_unblock opened a FIFO through a link"

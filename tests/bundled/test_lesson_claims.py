@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _command_learners import learner_folder
 
 from evaluator import EvaluationCheck, EvaluationReport
-from judge.bounds import CallLimits, use_call_limits
 from judge.build import _substrate_lesson, materialise
 from judge.fixes import HOME, change_for, changing
 from judge.hardened import judge_access, judge_hostile
@@ -42,6 +42,7 @@ from judge.lessons import (
     report_view,
     shown_world,
 )
+from judge.limits import CallLimits, use_call_limits
 from judge.remote import WorkerDied
 from judge.target import MissingNameError, load_target
 from judge.verdicts import assert_truth, judging, shown_row
@@ -70,6 +71,18 @@ def short_limits() -> Iterator[CallLimits]:
         yield limits
     finally:
         use_call_limits(previous)
+
+
+@pytest.fixture(scope="module")
+def obeys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A remote target whose evaluate_run("plant:<how>", ...) does <how>
+    (_command_learners' `obeys-run`): a hang is ended in its worker."""
+    parent = tmp_path_factory.mktemp("obeys")
+    target = load_target(impl_path=learner_folder(parent, "obeys", "obeys-run"))
+    try:
+        yield target
+    finally:
+        target.client.stop()
 
 
 @pytest.fixture
@@ -248,24 +261,23 @@ def test_a_report_whose_passed_is_none_blames_the_property(
 
 
 def test_a_hang_names_the_function_and_line_it_was_running(
-    short_limits: CallLimits, learner_module: Callable[[str], types.ModuleType]
+    short_limits: CallLimits, obeys: Any
 ) -> None:
     """`timed_out` through call_target: the file, line and function named are
-    where the planted loop is, and the hint says to change that function."""
-    module = learner_module(
-        "def _file_check(*args):\n    while True:\n        pass\n\n"
-        "def evaluate_run(*args):\n    return _file_check(*args)\n"
-    )
+    where the planted loop is in the worker's stack, and the hint says to
+    change that function."""
     with pytest.raises(CallAborted) as raised:
-        call_target(EVALUATE, module.evaluate_run, 1, 2, 3, 4)
+        call_target(EVALUATE, obeys.evaluate_run, "plant:loop", 2, 3, 4)
     lesson = raised.value
     where = re.search(r"running (\S+), line (\d+), in (\w+)$", lesson.headline)
     assert where is not None, lesson.headline
-    assert where[1] == "evaluation.py" and where[3] == "_file_check"
-    assert int(where[2]) in (2, 3)  # the while or the pass
+    assert where[1] == "evaluation.py" and where[3] == "_planted_loop"
+    source = (Path(obeys.client.config["folder"]) / "evaluation.py").read_text()
+    loop = source.splitlines().index("def _planted_loop():") + 1
+    assert int(where[2]) in (loop + 1, loop + 2)  # the while or the pass
     assert "within 0.3 s" in lesson.headline
-    assert place_of(lesson) == ("_file_check", "evaluation.py")
-    assert lesson.cause == "hang:evaluation.py:_file_check"
+    assert place_of(lesson) == ("_planted_loop", "evaluation.py")
+    assert lesson.cause == "hang:evaluation.py:_planted_loop"
 
 
 def test_memory_and_crash_lessons_blame_the_call(short_limits: CallLimits) -> None:
@@ -317,16 +329,16 @@ def _raiser(error: BaseException) -> Callable[[], object]:
     return thunk
 
 
-def test_an_escaping_interrupt_names_the_frame_that_raised_it(
+def test_an_escaping_error_names_the_frame_that_raised_it(
     learner_module: Callable[[str], types.ModuleType],
 ) -> None:
-    """`at_frame` with `raised_where` (conftest's KeyboardInterrupt lesson):
-    the function named is the one whose line raised it."""
+    """`at_frame` with `raised_where`: the function named is the one whose
+    line raised it."""
     module = learner_module(
-        "def _receipt_check():\n    raise KeyboardInterrupt\n\n"
+        "def _receipt_check():\n    raise LookupError\n\n"
         "def evaluate_run():\n    _receipt_check()\n"
     )
-    with pytest.raises(KeyboardInterrupt) as raised:
+    with pytest.raises(LookupError) as raised:
         module.evaluate_run()
     hint = at_frame("report a problem", "", raised_where(raised.value))
     assert hint == "report a problem; change _receipt_check in evaluation.py"
@@ -395,16 +407,17 @@ def _with(target: Any, **names: object) -> Any:
 
 
 def test_hostile_lessons_state_what_the_planted_evaluator_did(
-    short_limits: CallLimits,
+    short_limits: CallLimits, tmp_path: Path
 ) -> None:
-    """judge_hostile's templates: a hang says so within its seconds, an
-    exception quotes the type raised, a changed byte names the file."""
+    """judge_hostile's templates: a hang (in a worker, ended from outside) says
+    so within its seconds, an exception quotes the type raised, a changed
+    byte names the file."""
     bundled = load_target()
     world = PASSING_WORLD
-
-    def loops(*args: Any) -> None:
-        while True:
-            pass
+    loops = load_target(
+        impl_path=learner_folder(tmp_path, "loops", "loops-for-ever"),
+        level="hardened",
+    )
 
     def raises(*args: Any) -> None:
         raise LookupError("planted")
@@ -413,8 +426,11 @@ def test_hostile_lessons_state_what_the_planted_evaluator_did(
         (Path(workspace.policy.root) / "planted.txt").write_text("x")
         return bundled.evaluate_run(run, workspace, receipts, case)
 
-    with pytest.raises(CallAborted) as hang:
-        judge_hostile(_with(bundled, evaluate_run=loops), world, seconds=0.3)
+    try:
+        with pytest.raises(CallAborted) as hang:
+            judge_hostile(loops, world, seconds=0.3)
+    finally:
+        loops.client.stop()
     assert hang.value.headline.startswith(f"{EVALUATE} did not return within 0.3 s")
     assert place_of(hang.value) == ("evaluate_run", "evaluation.py")
     with pytest.raises(InvariantFailure) as error:
@@ -527,19 +543,18 @@ def test_every_invariant_template_names_its_place() -> None:
 # --- the world a lesson shows ----------------------------------------------------
 
 
-def test_a_hang_on_a_big_world_shows_a_bounded_world(short_limits: CallLimits) -> None:
+def test_a_hang_on_a_big_world_shows_a_bounded_world(
+    short_limits: CallLimits, obeys: Any
+) -> None:
     """A hang is never shrunk: its world is cut to MAX_WORLD_LINES lines and
     MAX_WORLD_CHARS characters, and the count of lines left out is true."""
     world = EXAMPLE_WORLDS["everything at once"]
     full = describe(world).splitlines()
     assert len(full) > MAX_WORLD_LINES  # else there is nothing to bound
 
-    def loops(*args: Any) -> None:
-        while True:
-            pass
-
-    with pytest.raises(CallAborted) as raised, judging(world, load_target()):
-        call_target(EVALUATE, loops)
+    with pytest.raises(CallAborted) as raised, judging(world, obeys):
+        call_target(EVALUATE, obeys.evaluate_run, "plant:loop", 2, 3, 4)
+    assert raised.value.cause == "hang:evaluation.py:_planted_loop"
     shown = raised.value.world.splitlines()
     assert len(shown) <= MAX_WORLD_LINES
     assert len(raised.value.world) <= MAX_WORLD_CHARS

@@ -2,7 +2,9 @@
 
 A call that loops for ever, exits the interpreter, raises KeyboardInterrupt or
 GeneratorExit, or runs out of memory becomes a lesson about that call, with a
-topic; the person's Ctrl-C still goes through. Headlines are sentences.
+topic; the person's Ctrl-C still goes through. Headlines are sentences. A
+hang is shown through a worker (a copy of the bundled evaluator that does what
+its `run` says, `obeys-run`): only a remote call is bounded, from outside.
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from _command_learners import learner_folder
 
-from judge import interrupts
-from judge.bounds import CallLimits, use_call_limits
 from judge.lessons import (
     TOPICS,
     CallAborted,
@@ -26,7 +27,8 @@ from judge.lessons import (
     fail,
     timed_out,
 )
-from judge.target import MissingNameError
+from judge.limits import CallLimits, use_call_limits
+from judge.target import MissingNameError, Target, load_target
 
 EVALUATE = "evaluate_run(run, workspace, receipts, case)"
 
@@ -42,44 +44,57 @@ def short_limits() -> Iterator[CallLimits]:
         use_call_limits(previous)
 
 
-def evaluate_loops(*args: Any) -> None:
-    while True:
-        pass
+@pytest.fixture(scope="module")
+def obeys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    """A remote target whose evaluate_run("plant:<how>", ...) does <how>."""
+    parent = tmp_path_factory.mktemp("obeys")
+    target = load_target(impl_path=learner_folder(parent, "obeys", "obeys-run"))
+    try:
+        yield target
+    finally:
+        target.client.stop()
 
 
-def test_a_call_that_never_returns_is_a_hang_lesson(short_limits: CallLimits) -> None:
+def plant(target: Target, how: str) -> Any:
+    """A call of the obedient target's evaluate_run that does `how`."""
+    return lambda *args: target.evaluate_run(f"plant:{how}", None, None, None)
+
+
+def test_a_call_that_never_returns_is_a_hang_lesson(
+    short_limits: CallLimits, obeys: Target
+) -> None:
     """A hang is a CallAborted (a BaseException Hypothesis does not shrink) naming
-    the call, its limit, the world and where the code was; the next call of
+    the call, its limit, the world and where the worker was; the next call of
     the same function gets the short limit and says why."""
     assert not issubclass(CallAborted, Exception)
     started = time.monotonic()
     with pytest.raises(CallAborted) as raised:
-        call_target(EVALUATE, evaluate_loops, 1, 2, 3, 4, world="a.txt holds 'x'")
+        call_target(EVALUATE, plant(obeys, "loop"), world="a.txt holds 'x'")
     assert time.monotonic() - started < 2.0
     lesson = raised.value
     assert lesson.headline.startswith(
         f"{EVALUATE} did not return within 0.3 s on this world; it was running"
-        " test_lessons.py, line "
+        " evaluation.py, line "
     )
-    assert lesson.headline.endswith(", in evaluate_loops")
+    assert lesson.headline.endswith(", in _planted_loop")
     assert (lesson.topic, lesson.world) == ("hang", "a.txt holds 'x'")
+    assert lesson.cause == "hang:evaluation.py:_planted_loop"
     assert "FIFO" in lesson.hint
     assert short_limits.hung == {"evaluate_run"}
 
     with pytest.raises(CallAborted) as raised:
-        call_target(EVALUATE, evaluate_loops, 1, 2, 3, 4)
+        call_target(EVALUATE, plant(obeys, "loop"))
     assert raised.value.headline.startswith(
         f"{EVALUATE} did not return within 0.1 s (an earlier call already hung)"
     )
     # Another function keeps the first limit.
     with pytest.raises(CallAborted, match="within 0.3 s"):
-        call_target("report.render()", evaluate_loops)
+        call_target("report.render()", plant(obeys, "loop"))
 
 
 @pytest.mark.parametrize(
     "error, shown, hint",
     [
-        (KeyboardInterrupt(), "KeyboardInterrupt", "nobody pressed Ctrl-C"),
         (SystemExit(0), "SystemExit: 0", "end the whole program"),
         (SystemExit(), "SystemExit", "end the whole program"),
         (GeneratorExit(), "GeneratorExit", "generators being closed"),
@@ -89,8 +104,8 @@ def test_a_call_that_never_returns_is_a_hang_lesson(short_limits: CallLimits) ->
 def test_anything_the_target_raises_fails_only_its_call(
     short_limits: CallLimits, error: BaseException, shown: str, hint: str
 ) -> None:
-    """SystemExit, KeyboardInterrupt (not the person's), GeneratorExit and any
-    exception become an InvariantFailure, which the run goes on after."""
+    """SystemExit, GeneratorExit and any exception the bundled evaluator raises
+    here become an InvariantFailure, which the run goes on after."""
 
     def evaluate(*args: Any) -> None:
         raise error
@@ -105,28 +120,41 @@ def test_anything_the_target_raises_fails_only_its_call(
     assert raised.value.__cause__ is error
 
 
-def test_a_target_that_swallows_its_interruption_is_still_late(
-    short_limits: CallLimits,
+@pytest.mark.parametrize(
+    "how, shown",
+    [
+        ("raise:KeyboardInterrupt", "KeyboardInterrupt"),
+        ("raise:SystemExit:3", "SystemExit: 3"),
+        ("raise:GeneratorExit", "GeneratorExit"),
+    ],
+)
+def test_anything_a_remote_target_raises_fails_only_its_call(
+    short_limits: CallLimits, obeys: Target, how: str, shown: str
 ) -> None:
-    """Catching the deadline's interruption and returning, or raising something
-    else, is still a hang."""
+    """What a target raises in its worker, KeyboardInterrupt too (nobody
+    pressed Ctrl-C: it arrives as data), is an InvariantFailure."""
+    with pytest.raises(InvariantFailure) as raised:
+        call_target(EVALUATE, plant(obeys, how))
+    assert raised.value.headline == (
+        f"{EVALUATE} raised {shown}, but should return an EvaluationReport"
+    )
+    assert raised.value.topic == "day7"
+    if shown == "KeyboardInterrupt":
+        assert "nobody pressed Ctrl-C" in raised.value.hint
 
-    def returns_anyway(*args: Any) -> str:
-        try:
-            evaluate_loops()
-        except BaseException:
-            return "a report, honestly"
-        return "unreachable"
 
-    def raises_instead(*args: Any) -> None:
-        try:
-            evaluate_loops()
-        except BaseException:
-            raise ValueError("timed out, I suppose") from None
-
-    for evaluate in (returns_anyway, raises_instead):
-        with pytest.raises(CallAborted, match="did not return within"):
-            call_target("run_agent(task, model, workspace, limits)", evaluate)
+def test_a_target_that_swallows_every_interruption_is_still_ended(
+    short_limits: CallLimits, obeys: Target
+) -> None:
+    """A call that catches everything and carries on is still a hang: its worker
+    is ended from outside."""
+    started = time.monotonic()
+    with pytest.raises(CallAborted, match="did not return within") as raised:
+        call_target(
+            "run_agent(task, model, workspace, limits)", plant(obeys, "swallow")
+        )
+    assert time.monotonic() - started < 2.0
+    assert raised.value.cause == "hang:evaluation.py:_planted"
 
 
 def test_running_out_of_memory_is_a_memory_lesson(short_limits: CallLimits) -> None:
@@ -142,13 +170,9 @@ def test_running_out_of_memory_is_a_memory_lesson(short_limits: CallLimits) -> N
     assert "never a whole file" in raised.value.hint
 
 
-def test_the_persons_ctrl_c_goes_through(
-    short_limits: CallLimits, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Once the person pressed Ctrl-C, a KeyboardInterrupt stops the run, and so
-    does a call that swallowed it; with no way to tell, it stops too."""
-    monkeypatch.setattr(interrupts, "_pressed", True)
-    monkeypatch.setattr(interrupts, "_telling", True)
+def test_the_persons_ctrl_c_goes_through(short_limits: CallLimits) -> None:
+    """A KeyboardInterrupt raised in the judge's process is the person's Ctrl-C
+    (only the bundled evaluator, ours, runs here): it stops the run."""
 
     def evaluate(*args: Any) -> None:
         raise KeyboardInterrupt
@@ -156,11 +180,7 @@ def test_the_persons_ctrl_c_goes_through(
     with pytest.raises(KeyboardInterrupt):
         call_target(EVALUATE, evaluate)
     with pytest.raises(KeyboardInterrupt):
-        call_target(EVALUATE, lambda: "swallowed it")
-    monkeypatch.setattr(interrupts, "_pressed", False)
-    monkeypatch.setattr(interrupts, "_telling", False)
-    with pytest.raises(KeyboardInterrupt):
-        call_target(EVALUATE, evaluate)
+        expect_error("FileExpectation('', 'x')", evaluate, world="w")
 
 
 def test_a_missing_name_is_a_surface_lesson(short_limits: CallLimits) -> None:
@@ -315,10 +335,12 @@ def test_a_default_headline_is_a_sentence(
     assert raised.value.headline == headline
 
 
-def test_expect_error_is_bounded_and_names_escapes(short_limits: CallLimits) -> None:
-    """A constructor that hangs or exits is a lesson too."""
+def test_expect_error_is_bounded_and_names_escapes(
+    short_limits: CallLimits, obeys: Target
+) -> None:
+    """A constructor that hangs in its worker or exits is a lesson too."""
     with pytest.raises(CallAborted, match="did not return within 0.3 s"):
-        expect_error("FileExpectation('', 'x')", evaluate_loops, world="w")
+        expect_error("FileExpectation('', 'x')", plant(obeys, "loop"), world="w")
 
     def exits() -> None:
         raise SystemExit(3)
@@ -331,22 +353,14 @@ def test_expect_error_is_bounded_and_names_escapes(short_limits: CallLimits) -> 
     )
 
 
-def test_a_report_whose_property_loops_is_a_hang(short_limits: CallLimits) -> None:
+def test_a_report_whose_property_loops_is_a_hang(
+    short_limits: CallLimits, obeys: Target
+) -> None:
     """The report's own code (its .passed property) runs bounded too."""
-
-    class Report:
-        checks = ()
-
-        @property
-        def passed(self) -> bool:
-            evaluate_loops()
-            return True
-
-        def render(self) -> str:
-            return ""
-
-    with pytest.raises(CallAborted, match="reading the report's checks and .passed"):
-        call_target(EVALUATE, lambda: Report())
+    with pytest.raises(CallAborted) as raised:
+        call_target(EVALUATE, plant(obeys, "report-loops"))
+    assert raised.value.topic == "hang"
+    assert raised.value.cause == "hang:evaluation.py:_planted_loop"
 
 
 class _ReportPassedNone:

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from judge import (
     assert_truth,
     call_target,
-    call_with_deadline,
     evaluate,
     judging,
     materialise,
     timed_out,
+    watched,
 )
 from strategies import (
     CONTENT_EXAMPLES,
@@ -132,9 +132,7 @@ def test_a_fifo_at_an_expected_path_is_unavailable_without_blocking(
     """
     note(describe(world))
     with judging(world, target), materialise(world, target) as built:
-        outcome = call_with_deadline(
-            lambda: target.evaluate_run(*built.args), fifos=built.fifos
-        )
+        outcome = watched(lambda: target.evaluate_run(*built.args))
         if outcome.hung:
             raise timed_out(
                 EVALUATE,

@@ -1,5 +1,5 @@
 """Every property can fail: each is shown failing on a bug planted into the bundled
-evaluator, in process.
+evaluator, in process (a hang: into a copy judged in a worker).
 
 A property that cannot fail proves nothing. For the judgements of the
 hardened invariants (survive a hostile world, stay inside the root) and for
@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 from hypothesis import Phase, settings
-from planting import before, rewritten
+from planting import before, in_worker, rewritten
 
 from judge import (
     CallAborted,
@@ -60,12 +60,16 @@ def bundled() -> Any:
 # --- hostile worlds ---------------------------------------------------------------
 
 
-def _fifo_read(run, workspace, receipts, case) -> None:
-    for expected in case.files:
+# Reads every expected file with open(): a FIFO blocks it for ever.
+_FIFO_READ = """\
+    import os as _os
+    for _expected in case.files:
         try:
-            Path(workspace.policy.root, expected.path).read_bytes()
+            with open(_os.path.join(workspace.policy.root, _expected.path), "rb") as _f:
+                _f.read()
         except OSError:
             pass
+"""
 
 
 def _naive_results(report, run, workspace, receipts, case):
@@ -83,12 +87,15 @@ def _naive_results(report, run, workspace, receipts, case):
     return dataclasses.replace(report, checks=tuple(checks))
 
 
-def test_the_hostile_judgement_catches_a_hang(bundled) -> None:
-    """It fails, as a hang, on an evaluator that opens a FIFO with open()."""
-    with pytest.raises(CallAborted, match="did not return within 0.5 s"):
-        judge_hostile(
-            before(bundled, _fifo_read), TRAP_WORLDS["trap file fifo"], seconds=0.5
-        )
+def test_the_hostile_judgement_catches_a_hang(tmp_path: Path) -> None:
+    """It fails, as a hang, on an evaluator that opens a FIFO with open(): its
+    worker is ended from outside."""
+    reads = in_worker(tmp_path / "reads", _FIFO_READ)
+    try:
+        with pytest.raises(CallAborted, match="did not return within 0.5 s"):
+            judge_hostile(reads, TRAP_WORLDS["trap file fifo"], seconds=0.5)
+    finally:
+        reads.client.stop()
 
 
 @pytest.mark.parametrize("kind", ["result_int", "item_none", "action_dict"])
