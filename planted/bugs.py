@@ -368,6 +368,21 @@ BUGS: tuple[PlantedBug, ...] = (
         "        _validate_case(self)\n",
         catches=(SPEC_REFUSED,),
     ),
+    PlantedBug(
+        name="case-items-duck-typed",
+        task="case",
+        mistake="accepts a group's item that has the expectation's fields (a"
+        " namespace, a same-named class, a dict of them) instead of refusing"
+        " anything that is not the expectation type",
+        old="    for index, value in enumerate(values):\n"
+        "        if not isinstance(value, kind):\n",
+        new="    for index, value in enumerate(values):\n"
+        '        fields = getattr(kind, "__dataclass_fields__", ())\n'
+        "        if isinstance(value, dict):\n"
+        '            value = __import__("types").SimpleNamespace(**value)\n'
+        "        if not all(hasattr(value, name) for name in fields):\n",
+        catches=(SPEC_REFUSED,),
+    ),
     # --- 3 judge file facts ------------------------------------------------------
     PlantedBug(
         name="file-universal-newlines",

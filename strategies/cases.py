@@ -259,9 +259,48 @@ def _group_spec(group: str, shape: str, size: int) -> Spec:
     )
 
 
+# A look-alike of a group's own expectation: its contract fields under its
+# very type name (a namespace, a same-named class or dataclass, a dict), so
+# an evaluator that duck-types the items, or checks type(x).__name__, is met.
+_ITEM_FIELDS = {
+    "file": ("FileExpectation", (("path", "w.txt"), ("content", "x"))),
+    "result": ("ResultExpectation", (("tool", "read_file"), ("contains", "w"))),
+    "receipt": (
+        "ReceiptExpectation",
+        (
+            ("tool_call_id", "call-w"),
+            ("tool", "edit_file"),
+            ("exit_state", "ok"),
+            ("result_contains", "w"),
+            ("changed_artifacts", ()),
+        ),
+    ),
+}
+_ITEM_SHAPES = {
+    "namespace": "__import__('types').SimpleNamespace(**{values})",
+    "class": "type({name!r}, (), {values})()",
+    "dataclass": "__import__('dataclasses')"
+    ".make_dataclass({name!r}, {names})(**{values})",
+    "mapping": "{values}",
+}
+
+
+def _lookalike_item(kind: str, shape: str) -> tuple[str, str]:
+    """(shown, as Python) for a `shape` look-alike of `kind`'s expectation."""
+    name, fields = _ITEM_FIELDS[kind]
+    values = dict(fields)
+    code = _ITEM_SHAPES[shape].format(name=name, names=list(values), values=values)
+    return f"a {shape} look-alike of {name}", code
+
+
 def _wrong_item_spec(group: str, wrong: int, size: int, at: int) -> Spec:
     kind = _GROUP_KINDS[group]
-    shown, wrong_code = _WRONG_ITEMS[wrong]
+    if wrong < len(_WRONG_ITEMS):
+        shown, wrong_code = _WRONG_ITEMS[wrong]
+    else:
+        shown, wrong_code = _lookalike_item(
+            kind, tuple(_ITEM_SHAPES)[wrong - len(_WRONG_ITEMS)]
+        )
     at = min(at, size)
     codes = [_group_item_code(kind, i) for i in range(size)]
     codes.insert(at, wrong_code)
@@ -277,8 +316,11 @@ def _wrong_item_spec(group: str, wrong: int, size: int, at: int) -> Spec:
 
 
 def _wrong_items(group: str) -> list[int]:
+    """The wrong items for `group`: every other kind of value, then every
+    look-alike of its own expectation (numbered after _WRONG_ITEMS)."""
     own = {"files": 2, "results": 3, "receipts": 4}[group]
-    return [i for i in range(len(_WRONG_ITEMS)) if i != own]
+    others = [i for i in range(len(_WRONG_ITEMS)) if i != own]
+    return others + [len(_WRONG_ITEMS) + i for i in range(len(_ITEM_SHAPES))]
 
 
 def _others(count: int, start: int) -> tuple[int, ...]:
