@@ -55,7 +55,6 @@ __all__ = [
     "Bound",
     "Client",
     "OutOfTime",
-    "Raiser",
     "Remote",
     "RemoteError",
     "RemoteName",
@@ -220,13 +219,6 @@ class OutOfTime(BaseException):
         super().__init__(f"did not finish within {bound.seconds:g} s")
         self.bound = bound
         self.where = where
-
-
-@dataclass(frozen=True)
-class Raiser:
-    """A function made in the worker that raises the named error when called."""
-
-    name: str
 
 
 class _Dead:
@@ -519,8 +511,6 @@ class Client:
             return {"$h": value._number}
         if isinstance(value, RemoteName):
             return {"$n": value._name}
-        if isinstance(value, Raiser):
-            return {"$raiser": value.name}
         if isinstance(value, Ref):
             return {"$r": value.index}
         if isinstance(value, tuple):

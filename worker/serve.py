@@ -28,7 +28,7 @@ from typing import Any
 from worker.audit import AccessRecorder
 
 PROTOCOL = 1
-#: The Day 7 surface, the modules that define it, the tools evaluation must not call.
+#: The Day 7 surface and the modules that define it.
 REQUIRED_NAMES = tuple(
     "AgentError FinalAction ToolAction AgentEvent AgentRun AgentLimits run_agent"
     " ToolPolicy ApprovalDecision Workspace EffectReceipt ReceiptStore"
@@ -37,9 +37,6 @@ REQUIRED_NAMES = tuple(
 )
 DAY7_MODULES = tuple("protocol receipts workspace generation checkpoint loop".split())
 DAY7_MODULES += ("evaluation",)
-SPIED_WORKSPACE_METHODS = tuple(
-    "read_file execute write_file edit_file run_command list_files".split()
-)
 #: The longest line either side sends; how deep and how many items of one
 #: container a value is followed (a learner's report nests a few levels).
 MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
@@ -180,7 +177,6 @@ class Worker:
         self.names: dict[str, object] = {}
         self.objects: dict[int, object] = {}
         self.numbers, self.callbacks = itertools.count(1), itertools.count(1)
-        self.spied: list[str] = []
         self.batch: list[Any] = []
         into = self.into
         self.tags = {  # what each tag of a value the judge sends becomes here
@@ -198,7 +194,6 @@ class Worker:
                 object() if name == "object" else type(str(name), (), {})()
             ),
             "$r": lambda index: self.batch[index],
-            "$raiser": self.raiser,
         }
 
     def out(self, value: object, depth: int = 0) -> Any:
@@ -240,20 +235,6 @@ class Worker:
             raise ValueError(f"an untagged object crossed: {sorted(value)[:3]}")
         return value
 
-    def raiser(self, name: str) -> Any:
-        """A store's lookup that fails (or returns junk), as the world asks."""
-        if name == "junk":
-            return lambda call_id: {"tool_call_id": call_id, "tool": "write_file"}
-        error = self.names.get(name)
-        if not (name == "AgentError" and isinstance(error, type)):
-            made = name in ("AgentError", "LookupFailure")
-            error = type(name, (Exception,), {}) if made else getattr(builtins, name)
-
-        def get(call_id: str) -> Any:
-            raise error(f"lookup of {call_id} broke")  # type: ignore[operator]
-
-        return get
-
     def send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode(
             "utf-8", "surrogatepass"
@@ -275,7 +256,7 @@ class Worker:
                 if message["cb"] != until_callback:
                     continue  # an answer nobody waits for any more
                 if "raised" in message:
-                    raise _rebuilt(message["raised"])
+                    raise _rebuilt(message["raised"], self.names)
                 return self.into(message.get("ok"))
             for number in message.get("release", ()):
                 self.objects.pop(number, None)
@@ -326,11 +307,6 @@ class Worker:
             except OSError as error:
                 state["the process's working directory"] = f"<unavailable: {error}>"
             return {**state, "the process's environment": dict(os.environ)}
-        if op == "spy":
-            return self.spy(into(message["workspace"]), into(message["stores"]))
-        if op == "spied":
-            calls, self.spied = self.spied, []
-            return calls
         if op == "audit":
             return self.audited(into(message["fn"]), into(message.get("args", [])))
         if op == "ping":
@@ -377,26 +353,6 @@ class Worker:
         except BaseException as error:
             return {"raised": _error_data(error)}
         return said
-
-    def spy(self, workspace: Any, stores: list[Any]) -> None:
-        """Wrap the workspace's tools and the stores' `put` to note each call."""
-
-        def recording(owner: Any, name: str, label: str) -> None:
-            original = getattr(owner, name, None)
-
-            def spy(*args: Any, **kwargs: Any) -> Any:
-                shown = [*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]
-                self.spied.append(f"{label}({', '.join(shown)})")
-                return original(*args, **kwargs)  # type: ignore[misc]
-
-            if callable(original):  # a store of None, say, has nothing to spy on
-                setattr(owner, name, spy)
-
-        for name in SPIED_WORKSPACE_METHODS:
-            recording(workspace, name, f"workspace.{name}")
-        stores = [*stores, getattr(workspace, "receipt_store", None)]
-        for store in {id(store): store for store in stores}.values():
-            recording(store, "put", "receipts.put")
 
     def audited(self, fn: Any, args: list[Any]) -> dict[str, Any]:
         """The call, with raw records of what it opened, started or changed and
@@ -504,14 +460,18 @@ def _error_data(error: BaseException) -> dict[str, Any]:
     return {**said, "message": message, "where": where[-8:][::-1]}
 
 
-def _rebuilt(data: dict[str, Any]) -> BaseException:
-    """The judge's answer to a callback was an exception: raise one like it."""
+def _rebuilt(data: dict[str, Any], names: dict[str, object]) -> BaseException:
+    """The judge's callback raised (a store lookup a world makes fail): the
+    target's own class for a Day 7 name (AgentError), the builtin itself for
+    a builtin's name, else a class of that name deriving from the builtin."""
+    name, message = str(data.get("type")), str(data.get("message", ""))
     base = getattr(builtins, str(data.get("builtin")), Exception)
     if not (isinstance(base, type) and issubclass(base, Exception)):
         base = Exception
-    return type(str(data.get("type", "Exception")), (base,), {})(
-        str(data.get("message", ""))
-    )
+    own = names.get(name)
+    if isinstance(own, type) and issubclass(own, BaseException):
+        return own(message)
+    return (base if base.__name__ == name else type(name, (base,), {}))(message)
 
 
 def main() -> None:

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from _command_learners import learner_folder
 
-from judge import judge_access, load_target
+from judge import judge_access, load_target, materialise, spy_on
 from judge.access import Access, accesses, violations
 from judge.lessons import InvariantFailure
 from judge.target import Target
+from judge.verdicts import evaluate, judging
 from strategies import PASSING_WORLD
 
 WORKER = Path(__file__).resolve().parents[2] / "worker"
@@ -121,3 +122,37 @@ def test_a_read_outside_the_root_in_the_worker_fails(target: Target) -> None:
     """A file outside the root read in the worker fails the audit, named."""
     with pytest.raises(InvariantFailure, match="opened outside the root and the log"):
         judge_access(target, PASSING_WORLD)
+
+
+# Tools called, and the errors they raise passed on (their names then sent
+# as a tool's argument, the one place the spy shows).
+_TOOL_CALLS = (
+    "    workspace, seen = args[1], []\n"
+    "    workspace.list_files('.')\n"
+    "    for call in (lambda: workspace.read_file('/nowhere'),\n"
+    "                 lambda: args[2].put(1)):\n"
+    "        try:\n"
+    "            call()\n"
+    "        except Exception as error:  # the original ran, and raised\n"
+    "            seen.append(type(error).__name__)\n"
+    "    try:\n"
+    "        workspace.list_files(' '.join(seen))\n"
+    "    except Exception:\n"
+    "        pass\n"
+)
+
+
+@pytest.mark.parametrize("target", [_TOOL_CALLS], indirect=True)
+def test_tool_calls_in_the_worker_are_spied_judge_side(target: Target) -> None:
+    """spy_on a worker's world notes each tool call judge-side (the judge's own
+    callables set on the objects) and the call still happens, raising as it would."""
+    with judging(PASSING_WORLD, target), materialise(PASSING_WORLD, target) as built:
+        calls = spy_on(built)
+        evaluate(target, built)
+    # The store is reached twice (the argument, workspace.receipt_store): spied once.
+    assert calls[:3] == [
+        "workspace.list_files('.')",
+        "workspace.read_file('/nowhere')",
+        "receipts.put(1)",
+    ]
+    assert calls[3:] == ["workspace.list_files('AgentError ValueError')"]
