@@ -896,6 +896,8 @@ def remote_replace(instance: Any, **changes: Any) -> Any:
 
 def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str], ...]]:
     """The report's shape problem (or None) and its rows, in one request."""
+    from judge.shape import report_problem, viewed_report
+
     said = report._view
     if said is None:
         client = report._client
@@ -906,9 +908,10 @@ def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str]
         raise rebuilt(said["raised"])
     if not isinstance(said, dict):
         raise ProtocolError("the worker's report view is not an object")
-    problem = said.get("problem")
+    # The worker sends what it read; the shape is judged here (judge/shape.py).
+    problem = report_problem(viewed_report(said))
     if problem is not None:
-        return str(problem), ()
+        return problem, ()
     rows = said.get("rows")
     if not isinstance(rows, list):
         raise ProtocolError("the worker's report view has no rows")

@@ -40,6 +40,7 @@ DAY7_MODULES += ("evaluation",)
 #: The longest line either side sends; how deep and how many items of one
 #: container a value is followed (a learner's report nests a few levels).
 MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
+CHECK_FIELDS = (("name", str), ("passed", bool), ("detail", str))  # judge/shape.py's
 
 
 def short_repr(value: object, limit: int = 80) -> str:
@@ -50,25 +51,16 @@ def short_repr(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def report_problem(report: Any) -> str | None:
-    """How `report` is not shaped like an EvaluationReport (a noun phrase), or None."""
-    if report is None:
-        return "None"
-    checks = getattr(report, "checks", None)
-    if not isinstance(checks, tuple):
-        return f"a report whose .checks is {short_repr(checks)}; it must be a tuple"
-    for index, check in enumerate(checks):
-        for field, kind in (("name", str), ("passed", bool), ("detail", str)):
-            value = getattr(check, field, None)
-            if not isinstance(value, kind):
-                what = f"check {index} has {field}={short_repr(value)}"
-                return f"a report whose {what}; it must be a {kind.__name__}"
-    passed = getattr(report, "passed", None)
-    if not isinstance(passed, bool):
-        return f"a report whose .passed is {short_repr(passed)}; it must be a bool"
-    if not callable(getattr(report, "render", None)):
-        return "a report without a render() method"
-    return None
+def _fields(owner: Any, fields: Any) -> list[Any]:
+    """`owner`'s fields in order, up to the first of the wrong type: a str or
+    bool as it is, anything else as its repr in a one-item list."""
+    read = []
+    for name, kind in fields:
+        value = getattr(owner, name, None)
+        read.append(value if isinstance(value, kind) else [short_repr(value)])
+        if not isinstance(value, kind):
+            break
+    return read
 
 
 def describe_name(value: object) -> dict[str, Any]:
@@ -339,17 +331,23 @@ class Worker:
         return {"results": results}
 
     def view(self, report: Any, makers: Makers | None = None) -> dict[str, Any]:
-        """The report's shape problem or its rows (and, from `makers`, the
-        learner's function that built each row's check); what reading it raised."""
-        said: dict[str, Any] = {"problem": None, "rows": None}
+        """What the report holds, read here in the order the judge judges its
+        shape (judge/shape.py) and up to the first field of the wrong type;
+        from `makers`, the learner's function that built each check."""
+        said: dict[str, Any] = {"none": report is None, "rows": None}
         try:
-            said["problem"] = report_problem(report)
-            if said["problem"] is None:
-                checks = report.checks
-                said["rows"] = [[c.name, c.passed, c.detail] for c in checks]
-                if makers is not None:
-                    built = makers.built
-                    said["makers"] = [built.get(id(c), (c, None))[1] for c in checks]
+            checks = getattr(report, "checks", None)
+            said["checks"] = short_repr(checks)
+            if report is None or not isinstance(checks, tuple):
+                return said
+            said["rows"] = rows = [_fields(check, CHECK_FIELDS) for check in checks]
+            if any(isinstance(row[-1], list) for row in rows):
+                return said
+            [said["passed"]] = _fields(report, [("passed", bool)])
+            said["render"] = callable(getattr(report, "render", None))
+            if makers is not None:
+                built = makers.built
+                said["makers"] = [built.get(id(c), (c, None))[1] for c in checks]
         except BaseException as error:
             return {"raised": _error_data(error)}
         return said

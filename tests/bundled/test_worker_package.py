@@ -9,9 +9,11 @@ places; judge/access.py decides what they mean.
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from _command_learners import learner_folder
@@ -19,6 +21,7 @@ from _command_learners import learner_folder
 from judge import judge_access, load_target, materialise, spy_on
 from judge.access import Access, accesses, violations
 from judge.lessons import InvariantFailure
+from judge.shape import report_problem, viewed_report
 from judge.target import Target
 from judge.verdicts import evaluate, judging
 from strategies import PASSING_WORLD
@@ -156,3 +159,46 @@ def test_tool_calls_in_the_worker_are_spied_judge_side(target: Target) -> None:
         "receipts.put(1)",
     ]
     assert calls[3:] == ["workspace.list_files('AgentError ValueError')"]
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no")
+
+
+def _report(checks: object = (), passed: object = True, render: object = str) -> object:
+    return SimpleNamespace(checks=checks, passed=passed, render=render)
+
+
+def _check(name: object = "a", passed: object = True, detail: object = "d") -> object:
+    return SimpleNamespace(name=name, passed=passed, detail=detail)
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        None,
+        _report(checks=None),
+        _report(checks=[_check()]),
+        _report(checks=(_check(name=1),)),
+        _report(checks=(_check(), _check(passed="yes"), _check(name=None))),
+        _report(checks=(_check(detail="x" * 200 + "é"),)),
+        _report(checks=(_check(detail=_BadRepr()),)),
+        _report(checks=(_check(detail=("x" * 300,)),)),
+        _report(passed=None),
+        _report(passed=1),
+        _report(render=None),
+        _report(render="text"),
+        _report(checks=(_check(), _check(name="b", passed=False))),
+        SimpleNamespace(),
+    ],
+)
+def test_the_worker_reads_a_report_and_the_judge_words_its_shape_alike(
+    report: object,
+) -> None:
+    """What the worker reads of a report, judged in the judge, has the same
+    shape problem (word for word) as the report judged in-process."""
+    from worker.serve import Worker
+
+    said = json.loads(json.dumps(Worker(None, None).view(report)))
+    assert report_problem(viewed_report(said)) == report_problem(report)
