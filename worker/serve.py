@@ -2,8 +2,8 @@
 
 Started by judge/remote.py as `python -I -S -B worker/` (in the sandbox when
 there is one), it loads the target and answers requests, one JSON object a
-line, until its input ends (docs/worker-protocol.md). It never receives a
-world's truth or a verdict: only calls into the target, their arguments data.
+line (docs/worker-protocol.md). It never receives a world's truth or a
+verdict: only calls into the target, their arguments data.
 """
 
 from __future__ import annotations
@@ -35,8 +35,7 @@ REQUIRED_NAMES = tuple(
     " FileExpectation ResultExpectation ReceiptExpectation EvaluationCase"
     " EvaluationCheck EvaluationReport evaluate_run".split()
 )
-DAY7_MODULES = tuple("protocol receipts workspace generation checkpoint loop".split())
-DAY7_MODULES += ("evaluation",)
+DAY7_MODULES = "protocol receipts workspace generation checkpoint loop evaluation"
 #: The longest line either side sends; how deep and how many items of one
 #: container a value is followed (a learner's report nests a few levels).
 MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
@@ -63,25 +62,27 @@ def _fields(owner: Any, fields: Any) -> list[Any]:
     return read
 
 
-def describe_name(value: object) -> dict[str, Any]:
+def describe_name(value: Any) -> dict[str, Any]:
     """What the surface invariant asks of one Day 7 name, as plain data."""
     info: dict[str, Any] = {"repr": short_repr(value), "callable": callable(value)}
     info["is_class"] = is_class = isinstance(value, type)
     info["attributes"] = {name: hasattr(value, name) for name in ("passed", "render")}
     if is_class:
-        info["bases"] = [base.__name__ for base in value.__bases__]  # type: ignore[attr-defined]
-        info["name"] = value.__name__  # type: ignore[attr-defined]
-        info["value_error"] = issubclass(value, ValueError)  # type: ignore[arg-type]
+        info["bases"] = [base.__name__ for base in value.__bases__]
+        info["name"], info["value_error"] = (
+            value.__name__,
+            issubclass(value, ValueError),
+        )
         info["dataclass"] = dataclasses.is_dataclass(value)
         if info["dataclass"]:
-            info["init_fields"] = [f.name for f in dataclasses.fields(value) if f.init]  # type: ignore[arg-type]
+            info["init_fields"] = [f.name for f in dataclasses.fields(value) if f.init]
             params = getattr(value, "__dataclass_params__", None)
             info["frozen"] = bool(getattr(params, "frozen", False))
         slots = vars(value).get("__slots__")
         info["slots"] = None if slots is None else short_repr(slots)
     info["parameters"] = None
     with contextlib.suppress(TypeError, ValueError):
-        signature = inspect.signature(value)  # type: ignore[arg-type]
+        signature = inspect.signature(value)
         info["parameters"] = [
             [p.name, int(p.kind), p.default is not inspect.Parameter.empty]
             for p in signature.parameters.values()
@@ -112,12 +113,8 @@ def canon(value: object, depth: int = 0) -> Any:
         attributes = vars(value)
     except TypeError:
         return ["object", kind, short_repr(value, 200)]
-    fields = {
-        name: canon(item, deeper)
-        for name, item in attributes.items()
-        if not callable(item) or isinstance(item, type)
-    }
-    return ["object", kind, sorted(fields.items())]
+    kept = (n for n, v in attributes.items() if not callable(v) or isinstance(v, type))
+    return ["object", kind, sorted((n, canon(attributes[n], deeper)) for n in kept)]
 
 
 class LoadFailed(Exception):
@@ -140,7 +137,7 @@ def load(config: dict[str, Any]) -> dict[str, object]:
         spec.submodule_search_locations = [folder]
         sys.modules[package] = importlib.util.module_from_spec(spec)
         sys.dont_write_bytecode = True
-        for name in DAY7_MODULES:
+        for name in DAY7_MODULES.split():
             if not os.path.isfile(os.path.join(folder, f"{name}.py")):
                 continue
             try:
@@ -188,7 +185,7 @@ class Worker:
             "$r": lambda index: self.batch[index],
         }
 
-    def out(self, value: object, depth: int = 0) -> Any:
+    def out(self, value: Any, depth: int = 0) -> Any:
         """`value` as tagged data; what is not data stays here, as a handle."""
         if value is None or isinstance(value, (bool, int, float)):
             return value
@@ -198,10 +195,10 @@ class Worker:
         if depth > 4 * MAX_DEPTH:
             pass  # deeper than any report: a handle
         elif kind is list or isinstance(value, tuple) and not hasattr(value, "_fields"):
-            items = [self.out(item, deeper) for item in value[:MAX_ITEMS]]  # type: ignore[index]
+            items = [self.out(item, deeper) for item in value[:MAX_ITEMS]]
             return items if kind is list else {"$t": items}
         elif kind is dict:
-            pairs = itertools.islice(value.items(), MAX_ITEMS)  # type: ignore[attr-defined]
+            pairs = itertools.islice(value.items(), MAX_ITEMS)
             return {
                 "$d": [[self.out(k, deeper), self.out(v, deeper)] for k, v in pairs]
             }
@@ -210,7 +207,7 @@ class Worker:
         elif isinstance(value, PurePath):
             return {"$p": os.fspath(value)}
         elif kind in (set, frozenset):
-            items = [self.out(item, deeper) for item in value]  # type: ignore[attr-defined]
+            items = [self.out(item, deeper) for item in value]
             return {"$fs" if kind is frozenset else "$set": items}
         number = next(self.numbers)
         self.objects[number] = value
@@ -220,23 +217,21 @@ class Worker:
         """The judge's tagged data as values here."""
         if isinstance(value, list):
             return [self.into(item) for item in value]
-        for tag, make in self.tags.items() if isinstance(value, dict) else ():
+        if not isinstance(value, dict):
+            return value
+        for tag, make in self.tags.items():
             if tag in value:
                 return make(value[tag])  # type: ignore[operator]
-        if isinstance(value, dict):
-            raise ValueError(f"an untagged object crossed: {sorted(value)[:3]}")
-        return value
+        raise ValueError(f"an untagged object crossed: {sorted(value)[:3]}")
 
     def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode(
-            "utf-8", "surrogatepass"
-        )
-        if len(data) > MAX_LINE:
+        data = json.dumps(message, separators=(",", ":")) + "\n"
+        if len(data := data.encode("utf-8", "surrogatepass")) > MAX_LINE:
             said = {k: message[k] for k in ("id", "cb") if k in message}
-            said["raised"] = _error_data(
-                ValueError(f"a reply of {len(data)} bytes is too long")
-            )
-            data = (json.dumps(said) + "\n").encode()
+            too_long = ValueError(f"a reply of {len(data)} bytes is too long")
+            data = (
+                json.dumps({**said, "raised": _error_data(too_long)}) + "\n"
+            ).encode()
         self.writer.write(data)
         self.writer.flush()
 
@@ -311,8 +306,7 @@ class Worker:
             owner, value = self.into(step["force"]), self.into(step["value"])
             return object.__setattr__(owner, step["name"], value)
         fn = self.into(step["fn"])
-        if "method" in step:
-            fn = getattr(fn, step["method"])
+        fn = getattr(fn, step["method"]) if "method" in step else fn
         args = self.into(step.get("args", []))
         return fn(*args, **self.into(step.get("kwargs", {"$d": []})))
 
@@ -441,9 +435,10 @@ class Callback:
 
 def _error_data(error: BaseException) -> dict[str, Any]:
     """An exception as data: its type, the builtin it derives from, its message."""
-    mro = type(error).__mro__
     builtin = next(
-        k for k in mro if k.__module__ == "builtins" and issubclass(k, BaseException)
+        k
+        for k in type(error).__mro__
+        if k.__module__ == "builtins" and issubclass(k, BaseException)
     )
     try:
         message = str(error)[:4000]
