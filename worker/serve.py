@@ -35,7 +35,9 @@ REQUIRED_NAMES = tuple(
     " FileExpectation ResultExpectation ReceiptExpectation EvaluationCase"
     " EvaluationCheck EvaluationReport evaluate_run".split()
 )
-DAY7_MODULES = "protocol receipts workspace generation checkpoint loop evaluation"
+DAY7_MODULES = tuple(
+    "protocol receipts workspace generation checkpoint loop evaluation".split()
+)
 #: The longest line either side sends; how deep and how many items of one
 #: container a value is followed (a learner's report nests a few levels).
 MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
@@ -137,7 +139,7 @@ def load(config: dict[str, Any]) -> dict[str, object]:
         spec.submodule_search_locations = [folder]
         sys.modules[package] = importlib.util.module_from_spec(spec)
         sys.dont_write_bytecode = True
-        for name in DAY7_MODULES.split():
+        for name in DAY7_MODULES:
             if not os.path.isfile(os.path.join(folder, f"{name}.py")):
                 continue
             try:
