@@ -486,10 +486,13 @@ class Client:
                 fn(*args, **{str(k): v for k, v in kwargs.items()})
             )
         except Exception as error:  # the judge's callback raised: the target sees it
+            # Its one text argument as it is (str(KeyError) would add quotes
+            # the error made again in the worker would quote once more).
+            text = error.args[0] if len(error.args) == 1 else None
             answer["raised"] = {
                 "type": type(error).__name__,
                 "builtin": _builtin_of(error),
-                "message": str(error)[:4000],
+                "message": (text if isinstance(text, str) else str(error))[:4000],
             }
         self._write(answer)
 

@@ -202,3 +202,20 @@ def test_the_worker_reads_a_report_and_the_judge_words_its_shape_alike(
 
     said = json.loads(json.dumps(Worker(None, None).view(report)))
     assert report_problem(viewed_report(said)) == report_problem(report)
+
+
+@pytest.mark.parametrize("target", [""], indirect=True)
+def test_an_error_a_judge_callback_raises_is_raised_alike_in_the_worker(
+    target: Target,
+) -> None:
+    """A judge callback's error (a store lookup a world makes fail) reaches the
+    target as the builtin itself with the same text, a KeyError's unquoted."""
+
+    def get(call_id: str) -> None:
+        raise KeyError(f"lookup of {call_id} broke")
+
+    client = target.client
+    step = {"fn": client.encode(get), "args": ["call-1"], "kwargs": {"$d": []}}
+    said = client.request({"op": "batch", "steps": [step]})
+    assert said["raised"]["type"] == said["raised"]["builtin"] == "KeyError"
+    assert said["raised"]["message"] == "'lookup of call-1 broke'"
