@@ -273,14 +273,14 @@ def _put_steps(
 
 
 def _raising_get(target: Any, name: str) -> Callable[[str], Any]:
-    if getattr(target, "remote", False):
-        return remote.Raiser(name)  # type: ignore[return-value]
+    # For a worker's target this is a judge callback: an AgentError it raises
+    # is raised in the worker as the target's own AgentError (worker._rebuilt).
     if name == "junk":
         return lambda call_id: {"tool_call_id": call_id, "tool": "write_file"}
-    if name == "AgentError":
+    if name == "AgentError" and not getattr(target, "remote", False):
         error_type: type[BaseException] = target.AgentError
-    elif name == "LookupFailure":
-        error_type = type("LookupFailure", (Exception,), {})
+    elif name in ("AgentError", "LookupFailure"):
+        error_type = type(name, (Exception,), {})
     else:
         error_type = getattr(builtins, name)
 

@@ -57,9 +57,9 @@ from judge.remote import (
     bounded,
     report_data,
 )
+from judge.shape import report_problem as _report_problem
+from judge.shape import short_repr as _short_repr
 from judge.target import MissingNameError
-from worker.serve import report_problem as _report_problem
-from worker.serve import short_repr as _short_repr
 
 __all__ = [
     "TOPICS",

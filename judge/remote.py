@@ -55,7 +55,6 @@ __all__ = [
     "Bound",
     "Client",
     "OutOfTime",
-    "Raiser",
     "Remote",
     "RemoteError",
     "RemoteName",
@@ -220,13 +219,6 @@ class OutOfTime(BaseException):
         super().__init__(f"did not finish within {bound.seconds:g} s")
         self.bound = bound
         self.where = where
-
-
-@dataclass(frozen=True)
-class Raiser:
-    """A function made in the worker that raises the named error when called."""
-
-    name: str
 
 
 class _Dead:
@@ -494,10 +486,13 @@ class Client:
                 fn(*args, **{str(k): v for k, v in kwargs.items()})
             )
         except Exception as error:  # the judge's callback raised: the target sees it
+            # Its one text argument as it is (str(KeyError) would add quotes
+            # the error made again in the worker would quote once more).
+            text = error.args[0] if len(error.args) == 1 else None
             answer["raised"] = {
                 "type": type(error).__name__,
                 "builtin": _builtin_of(error),
-                "message": str(error)[:4000],
+                "message": (text if isinstance(text, str) else str(error))[:4000],
             }
         self._write(answer)
 
@@ -519,8 +514,6 @@ class Client:
             return {"$h": value._number}
         if isinstance(value, RemoteName):
             return {"$n": value._name}
-        if isinstance(value, Raiser):
-            return {"$raiser": value.name}
         if isinstance(value, Ref):
             return {"$r": value.index}
         if isinstance(value, tuple):
@@ -906,6 +899,8 @@ def remote_replace(instance: Any, **changes: Any) -> Any:
 
 def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str], ...]]:
     """The report's shape problem (or None) and its rows, in one request."""
+    from judge.shape import report_problem, viewed_report
+
     said = report._view
     if said is None:
         client = report._client
@@ -916,9 +911,10 @@ def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str]
         raise rebuilt(said["raised"])
     if not isinstance(said, dict):
         raise ProtocolError("the worker's report view is not an object")
-    problem = said.get("problem")
+    # The worker sends what it read; the shape is judged here (judge/shape.py).
+    problem = report_problem(viewed_report(said))
     if problem is not None:
-        return str(problem), ()
+        return problem, ()
     rows = said.get("rows")
     if not isinstance(rows, list):
         raise ProtocolError("the worker's report view has no rows")

@@ -27,8 +27,7 @@ from typing import Any
 
 from judge import safefs
 from judge.fixes import placed
-from judge.remote import is_remote
-from worker.serve import SPIED_WORKSPACE_METHODS
+from judge.remote import ProtocolError, Ref, is_remote, rebuilt
 
 __all__ = [
     "SPIED_STORE_METHODS",
@@ -41,9 +40,11 @@ __all__ = [
 
 Entry = tuple[object, ...]
 
-#: Store methods evaluation must never call (the workspace's tools,
-#: SPIED_WORKSPACE_METHODS, are listed in worker.serve: read_file also
-#: changes what the workspace lets the agent edit afterwards).
+#: The workspace's tools and the store methods evaluation must never call
+#: (read_file also changes what the workspace lets the agent edit afterwards).
+SPIED_WORKSPACE_METHODS = tuple(
+    "read_file execute write_file edit_file run_command list_files".split()
+)
 SPIED_STORE_METHODS = ("put",)
 
 
@@ -245,34 +246,6 @@ def _remote_state(built: Any) -> dict[str, Any]:
     return state  # type: ignore[no-any-return]
 
 
-class _RemoteCalls(list):  # type: ignore[type-arg]
-    """The spied calls, fetched from the worker whenever they are read."""
-
-    def __init__(self, client: Any) -> None:
-        super().__init__()
-        self._client = client
-
-    def _fetch(self) -> None:
-        said = self._client.request({"op": "spied"}, "reading the spied calls")
-        self.extend(str(call) for call in said)
-
-    def __bool__(self) -> bool:
-        self._fetch()
-        return super().__len__() > 0
-
-    def __len__(self) -> int:
-        self._fetch()
-        return super().__len__()
-
-    def __iter__(self) -> Any:
-        self._fetch()
-        return super().__iter__()
-
-    def __getitem__(self, index: Any) -> Any:
-        self._fetch()
-        return super().__getitem__(index)
-
-
 def _recording(calls: list[str], label: str, original: Callable[..., Any]) -> Any:
     def spy(*args: Any, **kwargs: Any) -> Any:
         shown = ", ".join(
@@ -292,16 +265,7 @@ def spy_on(built: Any) -> list[str]:
     """
     workspace = built.workspace
     if is_remote(workspace):
-        client = workspace._client
-        client.request(
-            {
-                "op": "spy",
-                "workspace": client.encode(workspace),
-                "stores": client.encode([built.receipts]),
-            },
-            "spying on the workspace's tools",
-        )
-        return _RemoteCalls(client)
+        return _spy_on_remote(workspace, built.receipts)
     calls: list[str] = []
     for name in SPIED_WORKSPACE_METHODS:
         original = getattr(workspace, name, None)
@@ -316,4 +280,67 @@ def spy_on(built: Any) -> list[str]:
             original = getattr(store, name, None)
             if callable(original):
                 setattr(store, name, _recording(calls, f"receipts.{name}", original))
+    return calls
+
+
+def _spy_on_remote(workspace: Any, receipts: Any) -> list[str]:
+    """`spy_on` for objects in a worker, with its generic batch: the judge's
+    own callables are set on them, each noting its call here and forwarding
+    it to the original (a request made while serving the callback). Two
+    requests: which of the names each object has, then every original read
+    before any spy is set (so a store reached twice is spied on once)."""
+    client = workspace._client
+
+    def batch(*steps: tuple[Any, str, tuple[Any, ...]], whole: bool) -> list[Any]:
+        said = client.request(
+            {
+                "op": "batch",
+                "steps": [
+                    {"fn": client.encode(owner), "method": method}
+                    | {"args": client.encode(list(args)), "kwargs": {"$d": []}}
+                    for owner, method, args in steps
+                ],
+            },
+            "spying on the workspace's tools",
+        )
+        if not isinstance(said, dict) or not isinstance(said.get("results"), list):
+            raise ProtocolError("the worker's batch answer is malformed")
+        if whole and "failed" in said:  # a spy not set would hide every call
+            raise rebuilt(said.get("raised"))
+        return said["results"]  # type: ignore[no-any-return]
+
+    # The workspace's own store (getattr's default: its absence stops the batch).
+    found = batch(
+        (workspace, "__dir__", ()),
+        (receipts, "__dir__", ()),
+        (workspace, "__getattribute__", ("receipt_store",)),
+        (Ref(2), "__dir__", ()),
+        whole=False,
+    )
+    owners = [(workspace, SPIED_WORKSPACE_METHODS, "workspace")]
+    owners += [(receipts, SPIED_STORE_METHODS, "receipts")]
+    owners += [(found[2], SPIED_STORE_METHODS, "receipts")] if len(found) == 4 else []
+    spied = [
+        (owner, name, f"{label}.{name}")
+        for (owner, names, label), has in zip(
+            owners, found[:2] + found[3:], strict=False
+        )
+        if isinstance(has, list)
+        for name in names
+        if name in has
+    ]
+    calls: list[str] = []
+    originals: list[Any] = []
+
+    def forwarding(index: int, label: str) -> Callable[..., Any]:
+        return _recording(calls, label, lambda *a, **k: originals[index](*a, **k))
+
+    originals += batch(
+        *[(owner, "__getattribute__", (name,)) for owner, name, _ in spied],
+        *[
+            (owner, "__setattr__", (name, forwarding(index, label)))
+            for index, (owner, name, label) in enumerate(spied)
+        ],
+        whole=True,
+    )
     return calls

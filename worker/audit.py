@@ -1,12 +1,11 @@
 """What one call opened, changed, started or connected, recorded as raw data.
 
 One process-wide audit hook (hooks cannot be removed) records only in a
-thread that armed it. Standard library only: the worker records a learner's
-call with it, the judge the bundled evaluator's; judge/access.py judges the
-records. Limits: `from os import open` bound before arming bypasses the
-os.open wrapper (its relative names are then resolved against the working
-directory: a false alarm, never a missed one); os.stat, os.lstat and
-os.readlink raise no audit event (they open nothing).
+thread that armed it: the worker records a learner's call, the judge the
+bundled evaluator's; judge/access.py judges the records. Limits: `from os
+import open` bound before arming bypasses the os.open wrapper (its relative
+names are then resolved against the working directory: a false alarm, never
+a missed one); os.stat, os.lstat and os.readlink raise no audit event.
 """
 
 from __future__ import annotations
@@ -36,8 +35,10 @@ process subprocess.Popen os.system os.exec os.posix_spawn os.spawn os.fork
 process os.forkpty os.startfile pty.spawn
 """
 _KINDS = {e: row.split()[0] for row in _TABLE.splitlines() for e in row.split()[1:]}
-_NETWORK = tuple("socket. http.client. urllib. ftplib. smtplib. poplib.".split())
-_NETWORK += tuple("imaplib. nntplib. telnetlib. webbrowser.".split())
+_NETWORK = tuple(
+    "socket. http.client. urllib. ftplib. smtplib. poplib. imaplib. nntplib."
+    " telnetlib. webbrowser.".split()
+)
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -77,7 +78,7 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
 
 def _shown(args: tuple[Any, ...]) -> str:
     text = ", ".join(
-        os.fsdecode(a) if isinstance(a, (str, bytes)) else repr(a) for a in args
+        os.fsdecode(a) if isinstance(a, str | bytes) else repr(a) for a in args
     )
     return text if len(text) <= 300 else text[:140] + " ... " + text[-140:]
 
@@ -116,8 +117,7 @@ def _watched_open(
     path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None
 ) -> int:
     """`os.open`, telling the hook which directory a relative path is in."""
-    log = _ARMED.log
-    if log is None:
+    if (log := _ARMED.log) is None:
         return _real_open(path, flags, mode, dir_fd=dir_fd)
     _ARMED.dir_fd = dir_fd
     try:
@@ -125,8 +125,7 @@ def _watched_open(
     finally:
         _ARMED.dir_fd = None
     # What was really opened, from the kernel: sharper than any prediction.
-    actual = _fd_path(fd)
-    if actual is not None and log and log[-1][1] == "open":
+    if (actual := _fd_path(fd)) is not None and log and log[-1][1] == "open":
         log[-1][3] = actual
     return fd
 

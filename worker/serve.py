@@ -2,8 +2,8 @@
 
 Started by judge/remote.py as `python -I -S -B worker/` (in the sandbox when
 there is one), it loads the target and answers requests, one JSON object a
-line, until its input ends (docs/worker-protocol.md). It never receives a
-world's truth or a verdict: only calls into the target, their arguments data.
+line (docs/worker-protocol.md). It never receives a world's truth or a
+verdict: only calls into the target, their arguments data.
 """
 
 from __future__ import annotations
@@ -28,21 +28,20 @@ from typing import Any
 from worker.audit import AccessRecorder
 
 PROTOCOL = 1
-#: The Day 7 surface, the modules that define it, the tools evaluation must not call.
+#: The Day 7 surface and the modules that define it.
 REQUIRED_NAMES = tuple(
     "AgentError FinalAction ToolAction AgentEvent AgentRun AgentLimits run_agent"
     " ToolPolicy ApprovalDecision Workspace EffectReceipt ReceiptStore"
     " FileExpectation ResultExpectation ReceiptExpectation EvaluationCase"
     " EvaluationCheck EvaluationReport evaluate_run".split()
 )
-DAY7_MODULES = tuple("protocol receipts workspace generation checkpoint loop".split())
-DAY7_MODULES += ("evaluation",)
-SPIED_WORKSPACE_METHODS = tuple(
-    "read_file execute write_file edit_file run_command list_files".split()
+DAY7_MODULES = tuple(
+    "protocol receipts workspace generation checkpoint loop evaluation".split()
 )
 #: The longest line either side sends; how deep and how many items of one
 #: container a value is followed (a learner's report nests a few levels).
 MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
+CHECK_FIELDS = (("name", str), ("passed", bool), ("detail", str))  # judge/shape.py's
 
 
 def short_repr(value: object, limit: int = 80) -> str:
@@ -53,46 +52,39 @@ def short_repr(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def report_problem(report: Any) -> str | None:
-    """How `report` is not shaped like an EvaluationReport (a noun phrase), or None."""
-    if report is None:
-        return "None"
-    checks = getattr(report, "checks", None)
-    if not isinstance(checks, tuple):
-        return f"a report whose .checks is {short_repr(checks)}; it must be a tuple"
-    for index, check in enumerate(checks):
-        for field, kind in (("name", str), ("passed", bool), ("detail", str)):
-            value = getattr(check, field, None)
-            if not isinstance(value, kind):
-                what = f"check {index} has {field}={short_repr(value)}"
-                return f"a report whose {what}; it must be a {kind.__name__}"
-    passed = getattr(report, "passed", None)
-    if not isinstance(passed, bool):
-        return f"a report whose .passed is {short_repr(passed)}; it must be a bool"
-    if not callable(getattr(report, "render", None)):
-        return "a report without a render() method"
-    return None
+def _fields(owner: Any, fields: Any) -> list[Any]:
+    """`owner`'s fields in order, up to the first of the wrong type: a str or
+    bool as it is, anything else as its repr in a one-item list."""
+    read = []
+    for name, kind in fields:
+        value = getattr(owner, name, None)
+        read.append(value if isinstance(value, kind) else [short_repr(value)])
+        if not isinstance(value, kind):
+            break
+    return read
 
 
-def describe_name(value: object) -> dict[str, Any]:
+def describe_name(value: Any) -> dict[str, Any]:
     """What the surface invariant asks of one Day 7 name, as plain data."""
     info: dict[str, Any] = {"repr": short_repr(value), "callable": callable(value)}
     info["is_class"] = is_class = isinstance(value, type)
     info["attributes"] = {name: hasattr(value, name) for name in ("passed", "render")}
     if is_class:
-        info["bases"] = [base.__name__ for base in value.__bases__]  # type: ignore[attr-defined]
-        info["name"] = value.__name__  # type: ignore[attr-defined]
-        info["value_error"] = issubclass(value, ValueError)  # type: ignore[arg-type]
+        info["bases"] = [base.__name__ for base in value.__bases__]
+        info["name"], info["value_error"] = (
+            value.__name__,
+            issubclass(value, ValueError),
+        )
         info["dataclass"] = dataclasses.is_dataclass(value)
         if info["dataclass"]:
-            info["init_fields"] = [f.name for f in dataclasses.fields(value) if f.init]  # type: ignore[arg-type]
+            info["init_fields"] = [f.name for f in dataclasses.fields(value) if f.init]
             params = getattr(value, "__dataclass_params__", None)
             info["frozen"] = bool(getattr(params, "frozen", False))
         slots = vars(value).get("__slots__")
         info["slots"] = None if slots is None else short_repr(slots)
     info["parameters"] = None
     with contextlib.suppress(TypeError, ValueError):
-        signature = inspect.signature(value)  # type: ignore[arg-type]
+        signature = inspect.signature(value)
         info["parameters"] = [
             [p.name, int(p.kind), p.default is not inspect.Parameter.empty]
             for p in signature.parameters.values()
@@ -123,12 +115,8 @@ def canon(value: object, depth: int = 0) -> Any:
         attributes = vars(value)
     except TypeError:
         return ["object", kind, short_repr(value, 200)]
-    fields = {
-        name: canon(item, deeper)
-        for name, item in attributes.items()
-        if not callable(item) or isinstance(item, type)
-    }
-    return ["object", kind, sorted(fields.items())]
+    kept = (n for n, v in attributes.items() if not callable(v) or isinstance(v, type))
+    return ["object", kind, sorted((n, canon(attributes[n], deeper)) for n in kept)]
 
 
 class LoadFailed(Exception):
@@ -180,7 +168,6 @@ class Worker:
         self.names: dict[str, object] = {}
         self.objects: dict[int, object] = {}
         self.numbers, self.callbacks = itertools.count(1), itertools.count(1)
-        self.spied: list[str] = []
         self.batch: list[Any] = []
         into = self.into
         self.tags = {  # what each tag of a value the judge sends becomes here
@@ -198,10 +185,9 @@ class Worker:
                 object() if name == "object" else type(str(name), (), {})()
             ),
             "$r": lambda index: self.batch[index],
-            "$raiser": self.raiser,
         }
 
-    def out(self, value: object, depth: int = 0) -> Any:
+    def out(self, value: Any, depth: int = 0) -> Any:
         """`value` as tagged data; what is not data stays here, as a handle."""
         if value is None or isinstance(value, (bool, int, float)):
             return value
@@ -211,10 +197,10 @@ class Worker:
         if depth > 4 * MAX_DEPTH:
             pass  # deeper than any report: a handle
         elif kind is list or isinstance(value, tuple) and not hasattr(value, "_fields"):
-            items = [self.out(item, deeper) for item in value[:MAX_ITEMS]]  # type: ignore[index]
+            items = [self.out(item, deeper) for item in value[:MAX_ITEMS]]
             return items if kind is list else {"$t": items}
         elif kind is dict:
-            pairs = itertools.islice(value.items(), MAX_ITEMS)  # type: ignore[attr-defined]
+            pairs = itertools.islice(value.items(), MAX_ITEMS)
             return {
                 "$d": [[self.out(k, deeper), self.out(v, deeper)] for k, v in pairs]
             }
@@ -223,7 +209,7 @@ class Worker:
         elif isinstance(value, PurePath):
             return {"$p": os.fspath(value)}
         elif kind in (set, frozenset):
-            items = [self.out(item, deeper) for item in value]  # type: ignore[attr-defined]
+            items = [self.out(item, deeper) for item in value]
             return {"$fs" if kind is frozenset else "$set": items}
         number = next(self.numbers)
         self.objects[number] = value
@@ -233,37 +219,21 @@ class Worker:
         """The judge's tagged data as values here."""
         if isinstance(value, list):
             return [self.into(item) for item in value]
-        for tag, make in self.tags.items() if isinstance(value, dict) else ():
+        if not isinstance(value, dict):
+            return value
+        for tag, make in self.tags.items():
             if tag in value:
                 return make(value[tag])  # type: ignore[operator]
-        if isinstance(value, dict):
-            raise ValueError(f"an untagged object crossed: {sorted(value)[:3]}")
-        return value
-
-    def raiser(self, name: str) -> Any:
-        """A store's lookup that fails (or returns junk), as the world asks."""
-        if name == "junk":
-            return lambda call_id: {"tool_call_id": call_id, "tool": "write_file"}
-        error = self.names.get(name)
-        if not (name == "AgentError" and isinstance(error, type)):
-            made = name in ("AgentError", "LookupFailure")
-            error = type(name, (Exception,), {}) if made else getattr(builtins, name)
-
-        def get(call_id: str) -> Any:
-            raise error(f"lookup of {call_id} broke")  # type: ignore[operator]
-
-        return get
+        raise ValueError(f"an untagged object crossed: {sorted(value)[:3]}")
 
     def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode(
-            "utf-8", "surrogatepass"
-        )
-        if len(data) > MAX_LINE:
+        data = json.dumps(message, separators=(",", ":")) + "\n"
+        if len(data := data.encode("utf-8", "surrogatepass")) > MAX_LINE:
             said = {k: message[k] for k in ("id", "cb") if k in message}
-            said["raised"] = _error_data(
-                ValueError(f"a reply of {len(data)} bytes is too long")
-            )
-            data = (json.dumps(said) + "\n").encode()
+            too_long = ValueError(f"a reply of {len(data)} bytes is too long")
+            data = (
+                json.dumps({**said, "raised": _error_data(too_long)}) + "\n"
+            ).encode()
         self.writer.write(data)
         self.writer.flush()
 
@@ -275,7 +245,7 @@ class Worker:
                 if message["cb"] != until_callback:
                     continue  # an answer nobody waits for any more
                 if "raised" in message:
-                    raise _rebuilt(message["raised"])
+                    raise _rebuilt(message["raised"], self.names)
                 return self.into(message.get("ok"))
             for number in message.get("release", ()):
                 self.objects.pop(number, None)
@@ -326,11 +296,6 @@ class Worker:
             except OSError as error:
                 state["the process's working directory"] = f"<unavailable: {error}>"
             return {**state, "the process's environment": dict(os.environ)}
-        if op == "spy":
-            return self.spy(into(message["workspace"]), into(message["stores"]))
-        if op == "spied":
-            calls, self.spied = self.spied, []
-            return calls
         if op == "audit":
             return self.audited(into(message["fn"]), into(message.get("args", [])))
         if op == "ping":
@@ -343,8 +308,7 @@ class Worker:
             owner, value = self.into(step["force"]), self.into(step["value"])
             return object.__setattr__(owner, step["name"], value)
         fn = self.into(step["fn"])
-        if "method" in step:
-            fn = getattr(fn, step["method"])
+        fn = getattr(fn, step["method"]) if "method" in step else fn
         args = self.into(step.get("args", []))
         return fn(*args, **self.into(step.get("kwargs", {"$d": []})))
 
@@ -363,40 +327,26 @@ class Worker:
         return {"results": results}
 
     def view(self, report: Any, makers: Makers | None = None) -> dict[str, Any]:
-        """The report's shape problem or its rows (and, from `makers`, the
-        learner's function that built each row's check); what reading it raised."""
-        said: dict[str, Any] = {"problem": None, "rows": None}
+        """What the report holds, read here in the order the judge judges its
+        shape (judge/shape.py) and up to the first field of the wrong type;
+        from `makers`, the learner's function that built each check."""
+        said: dict[str, Any] = {"none": report is None, "rows": None}
         try:
-            said["problem"] = report_problem(report)
-            if said["problem"] is None:
-                checks = report.checks
-                said["rows"] = [[c.name, c.passed, c.detail] for c in checks]
-                if makers is not None:
-                    built = makers.built
-                    said["makers"] = [built.get(id(c), (c, None))[1] for c in checks]
+            checks = getattr(report, "checks", None)
+            said["checks"] = short_repr(checks)
+            if report is None or not isinstance(checks, tuple):
+                return said
+            said["rows"] = rows = [_fields(check, CHECK_FIELDS) for check in checks]
+            if any(isinstance(row[-1], list) for row in rows):
+                return said
+            [said["passed"]] = _fields(report, [("passed", bool)])
+            said["render"] = callable(getattr(report, "render", None))
+            if makers is not None:
+                built = makers.built
+                said["makers"] = [built.get(id(c), (c, None))[1] for c in checks]
         except BaseException as error:
             return {"raised": _error_data(error)}
         return said
-
-    def spy(self, workspace: Any, stores: list[Any]) -> None:
-        """Wrap the workspace's tools and the stores' `put` to note each call."""
-
-        def recording(owner: Any, name: str, label: str) -> None:
-            original = getattr(owner, name, None)
-
-            def spy(*args: Any, **kwargs: Any) -> Any:
-                shown = [*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]
-                self.spied.append(f"{label}({', '.join(shown)})")
-                return original(*args, **kwargs)  # type: ignore[misc]
-
-            if callable(original):  # a store of None, say, has nothing to spy on
-                setattr(owner, name, spy)
-
-        for name in SPIED_WORKSPACE_METHODS:
-            recording(workspace, name, f"workspace.{name}")
-        stores = [*stores, getattr(workspace, "receipt_store", None)]
-        for store in {id(store): store for store in stores}.values():
-            recording(store, "put", "receipts.put")
 
     def audited(self, fn: Any, args: list[Any]) -> dict[str, Any]:
         """The call, with raw records of what it opened, started or changed and
@@ -487,9 +437,10 @@ class Callback:
 
 def _error_data(error: BaseException) -> dict[str, Any]:
     """An exception as data: its type, the builtin it derives from, its message."""
-    mro = type(error).__mro__
     builtin = next(
-        k for k in mro if k.__module__ == "builtins" and issubclass(k, BaseException)
+        k
+        for k in type(error).__mro__
+        if k.__module__ == "builtins" and issubclass(k, BaseException)
     )
     try:
         message = str(error)[:4000]
@@ -504,14 +455,18 @@ def _error_data(error: BaseException) -> dict[str, Any]:
     return {**said, "message": message, "where": where[-8:][::-1]}
 
 
-def _rebuilt(data: dict[str, Any]) -> BaseException:
-    """The judge's answer to a callback was an exception: raise one like it."""
+def _rebuilt(data: dict[str, Any], names: dict[str, object]) -> BaseException:
+    """The judge's callback raised (a store lookup a world makes fail): the
+    target's own class for a Day 7 name (AgentError), the builtin itself for
+    a builtin's name, else a class of that name deriving from the builtin."""
+    name, message = str(data.get("type")), str(data.get("message", ""))
     base = getattr(builtins, str(data.get("builtin")), Exception)
     if not (isinstance(base, type) and issubclass(base, Exception)):
         base = Exception
-    return type(str(data.get("type", "Exception")), (base,), {})(
-        str(data.get("message", ""))
-    )
+    own = names.get(name)
+    if isinstance(own, type) and issubclass(own, BaseException):
+        return own(message)
+    return (base if base.__name__ == name else type(name, (base,), {}))(message)
 
 
 def main() -> None:

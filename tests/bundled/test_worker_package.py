@@ -9,23 +9,27 @@ places; judge/access.py decides what they mean.
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from _command_learners import learner_folder
 
-from judge import judge_access, load_target
+from judge import judge_access, load_target, materialise, spy_on
 from judge.access import Access, accesses, violations
 from judge.lessons import InvariantFailure
+from judge.shape import report_problem, viewed_report
 from judge.target import Target
+from judge.verdicts import evaluate, judging
 from strategies import PASSING_WORLD
 
 WORKER = Path(__file__).resolve().parents[2] / "worker"
 #: The line budget of the whole package (issue 24 asks for under 500; what
 #: it holds today is the ceiling, so it can only shrink).
-CEILING = 740
+CEILING = 691
 GOAL = 500
 
 
@@ -121,3 +125,97 @@ def test_a_read_outside_the_root_in_the_worker_fails(target: Target) -> None:
     """A file outside the root read in the worker fails the audit, named."""
     with pytest.raises(InvariantFailure, match="opened outside the root and the log"):
         judge_access(target, PASSING_WORLD)
+
+
+# Tools called, and the errors they raise passed on (their names then sent
+# as a tool's argument, the one place the spy shows).
+_TOOL_CALLS = (
+    "    workspace, seen = args[1], []\n"
+    "    workspace.list_files('.')\n"
+    "    for call in (lambda: workspace.read_file('/nowhere'),\n"
+    "                 lambda: args[2].put(1)):\n"
+    "        try:\n"
+    "            call()\n"
+    "        except Exception as error:  # the original ran, and raised\n"
+    "            seen.append(type(error).__name__)\n"
+    "    try:\n"
+    "        workspace.list_files(' '.join(seen))\n"
+    "    except Exception:\n"
+    "        pass\n"
+)
+
+
+@pytest.mark.parametrize("target", [_TOOL_CALLS], indirect=True)
+def test_tool_calls_in_the_worker_are_spied_judge_side(target: Target) -> None:
+    """spy_on a worker's world notes each tool call judge-side (the judge's own
+    callables set on the objects) and the call still happens, raising as it would."""
+    with judging(PASSING_WORLD, target), materialise(PASSING_WORLD, target) as built:
+        calls = spy_on(built)
+        evaluate(target, built)
+    # The store is reached twice (the argument, workspace.receipt_store): spied once.
+    assert calls[:3] == [
+        "workspace.list_files('.')",
+        "workspace.read_file('/nowhere')",
+        "receipts.put(1)",
+    ]
+    assert calls[3:] == ["workspace.list_files('AgentError ValueError')"]
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no")
+
+
+def _report(checks: object = (), passed: object = True, render: object = str) -> object:
+    return SimpleNamespace(checks=checks, passed=passed, render=render)
+
+
+def _check(name: object = "a", passed: object = True, detail: object = "d") -> object:
+    return SimpleNamespace(name=name, passed=passed, detail=detail)
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        None,
+        _report(checks=None),
+        _report(checks=[_check()]),
+        _report(checks=(_check(name=1),)),
+        _report(checks=(_check(), _check(passed="yes"), _check(name=None))),
+        _report(checks=(_check(detail="x" * 200 + "é"),)),
+        _report(checks=(_check(detail=_BadRepr()),)),
+        _report(checks=(_check(detail=("x" * 300,)),)),
+        _report(passed=None),
+        _report(passed=1),
+        _report(render=None),
+        _report(render="text"),
+        _report(checks=(_check(), _check(name="b", passed=False))),
+        SimpleNamespace(),
+    ],
+)
+def test_the_worker_reads_a_report_and_the_judge_words_its_shape_alike(
+    report: object,
+) -> None:
+    """What the worker reads of a report, judged in the judge, has the same
+    shape problem (word for word) as the report judged in-process."""
+    from worker.serve import Worker
+
+    said = json.loads(json.dumps(Worker(None, None).view(report)))
+    assert report_problem(viewed_report(said)) == report_problem(report)
+
+
+@pytest.mark.parametrize("target", [""], indirect=True)
+def test_an_error_a_judge_callback_raises_is_raised_alike_in_the_worker(
+    target: Target,
+) -> None:
+    """A judge callback's error (a store lookup a world makes fail) reaches the
+    target as the builtin itself with the same text, a KeyError's unquoted."""
+
+    def get(call_id: str) -> None:
+        raise KeyError(f"lookup of {call_id} broke")
+
+    client = target.client
+    step = {"fn": client.encode(get), "args": ["call-1"], "kwargs": {"$d": []}}
+    said = client.request({"op": "batch", "steps": [step]})
+    assert said["raised"]["type"] == said["raised"]["builtin"] == "KeyError"
+    assert said["raised"]["message"] == "'lookup of call-1 broke'"
