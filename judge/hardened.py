@@ -183,14 +183,7 @@ def _audited_remotely(
     outcome = Outcome()
     try:
         with bounded(seconds) as bound:
-            said = client.request(
-                {
-                    "op": "audit",
-                    "fn": {"$n": "evaluate_run"},
-                    "args": client.encode(list(built.args)),
-                },
-                EVALUATE,
-            )
+            said = client.ask(EVALUATE, "audit", target.evaluate_run, list(built.args))
     except OutOfTime as late:
         if late.bound is not bound:
             raise

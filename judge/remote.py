@@ -433,6 +433,12 @@ class Client:
             pid = int(children[0])
         return None
 
+    def ask(self, what: str, name: str, *args: Any, **kwargs: Any) -> Any:
+        """A call of one of the worker's own functions (`Worker.own`: getattr,
+        setattr, force, special, replace, report, describe, state, audit, ping)."""
+        message = {"op": "call", "fn": {"$w": name}, "args": self.encode(list(args))}
+        return self.request({**message, "kwargs": self.encode(kwargs)}, what)
+
     def request(self, message: dict[str, Any], what: str = "a request") -> Any:
         """One request, answered; callbacks the worker makes meanwhile are served."""
         self.ensure()
@@ -735,10 +741,7 @@ class RemoteName:
     def __getattr__(self, attribute: str) -> Any:
         if attribute.startswith("__") and attribute.endswith("__"):
             raise AttributeError(attribute)
-        return self._client.request(
-            {"op": "getattr", "obj": {"$n": self._name}, "name": attribute},
-            f"{self._name}.{attribute}",
-        )
+        return self._client.ask(f"{self._name}.{attribute}", "getattr", self, attribute)
 
     def __repr__(self) -> str:
         return f"<{self._name} of {self._client.label}>"
@@ -760,36 +763,18 @@ class Remote:
         return self._client.encode(self)  # type: ignore[no-any-return]
 
     def _special(self, name: str, *args: Any, what: str = "") -> Any:
-        client = self._client
-        return client.request(
-            {
-                "op": "special",
-                "obj": self._ref(),
-                "name": name,
-                "args": client.encode(list(args)),
-            },
-            what or f"{name} of a {self._type}",
-        )
+        what = what or f"{name} of a {self._type}"
+        return self._client.ask(what, "special", self, name, *args)
 
     def __getattr__(self, attribute: str) -> Any:
         if attribute.startswith("__") and attribute.endswith("__"):
             raise AttributeError(attribute)
-        return self._client.request(
-            {"op": "getattr", "obj": self._ref(), "name": attribute},
-            f"reading .{attribute} of a {self._type}",
-        )
+        what = f"reading .{attribute} of a {self._type}"
+        return self._client.ask(what, "getattr", self, attribute)
 
     def __setattr__(self, attribute: str, value: Any) -> None:
-        client = self._client
-        client.request(
-            {
-                "op": "setattr",
-                "obj": self._ref(),
-                "name": attribute,
-                "value": client.encode(value),
-            },
-            f"setting .{attribute} of a {self._type}",
-        )
+        what = f"setting .{attribute} of a {self._type}"
+        self._client.ask(what, "setattr", self, attribute, value)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         client = self._client
@@ -862,18 +847,8 @@ def force(instance: Any, **values: Any) -> Any:
     """Set fields of a (frozen) dataclass instance past its validation,
     wherever it lives."""
     if isinstance(instance, Remote):
-        client = instance._client
         for name, value in values.items():
-            client.request(
-                {
-                    "op": "setattr",
-                    "obj": instance._ref(),
-                    "name": name,
-                    "value": client.encode(value),
-                    "force": True,
-                },
-                f"setting .{name}",
-            )
+            instance._client.ask(f"setting .{name}", "force", instance, name, value)
         return instance
     for name, value in values.items():
         object.__setattr__(instance, name, value)
@@ -883,14 +858,8 @@ def force(instance: Any, **values: Any) -> Any:
 def remote_replace(instance: Any, **changes: Any) -> Any:
     """`dataclasses.replace(instance, **changes)`, done where `instance` lives."""
     if isinstance(instance, Remote):
-        client = instance._client
-        return client.request(
-            {
-                "op": "replace",
-                "obj": instance._ref(),
-                "changes": client.encode(changes),
-            },
-            "dataclasses.replace",
+        return instance._client.ask(
+            "dataclasses.replace", "replace", instance, **changes
         )
     import dataclasses
 
@@ -903,10 +872,7 @@ def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str]
 
     said = report._view
     if said is None:
-        client = report._client
-        said = client.request(
-            {"op": "report", "obj": report._ref()}, "reading the report"
-        )
+        said = report._client.ask("reading the report", "report", report)
     if isinstance(said, dict) and "raised" in said:
         raise rebuilt(said["raised"])
     if not isinstance(said, dict):
@@ -993,18 +959,12 @@ def run_steps(steps: list[Step], call: Callable[..., Any]) -> list[Any]:
         return _run_here(steps, call)
     payload = []
     for step in steps:
-        if step.force is not None:
-            payload.append(
-                {
-                    "force": client.encode(step.fn),
-                    "name": step.force,
-                    "value": client.encode(step.args[0]),
-                }
-            )
-            continue
+        forced = step.force is not None  # a field set past its validation
         entry: dict[str, Any] = {
-            "fn": client.encode(step.fn),
-            "args": client.encode(list(step.args)),
+            "fn": {"$w": "force"} if forced else client.encode(step.fn),
+            "args": client.encode(
+                [step.fn, step.force, *step.args] if forced else list(step.args)
+            ),
             "kwargs": client.encode(dict(step.kwargs or {})),
         }
         if step.method is not None:

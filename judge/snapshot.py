@@ -238,9 +238,7 @@ def _remote_state(built: Any) -> dict[str, Any]:
         "the workspace's state": built.workspace,
         "the receipt store's state": built.receipts,
     }
-    state = client.request(
-        {"op": "state", "objects": client.encode(objects)}, "recording the state"
-    )
+    state = client.ask("recording the state", "state", objects)
     state["workspace.modified_files"] = _modified_files(built.workspace)
     state["the approval callback's calls"] = len(built.approvals)
     return state  # type: ignore[no-any-return]

@@ -154,7 +154,7 @@ class Target:
             return describe_name(self.names[name])
         cache = self.__dict__.setdefault("_described", {})
         if not cache:
-            said = self.client.request({"op": "describe"}, "describing the names")
+            said = self.client.ask("describing the names", "describe")
             if not isinstance(said, dict):
                 raise TargetError("the worker's description of the names is malformed")
             cache.update(said)

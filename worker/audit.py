@@ -14,7 +14,6 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 # A record: [kind ("path", "change", "process", "network"), event, the
@@ -48,8 +47,7 @@ class _Armed(threading.local):
     busy: bool = False
 
 
-_ARMED, _LOCK, _real_open = _Armed(), threading.Lock(), os.open
-_installed, _open_patches = False, 0
+_ARMED, _real_open, _INSTALLED = _Armed(), os.open, []
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
@@ -136,8 +134,9 @@ class AccessRecorder:
     `with recorder.armed():` in the thread that calls the target; then
     `accesses` holds the records, and `places` where this process imported
     from when armed (resolved here: a sandboxed worker sees other paths than
-    the judge). While armed `os.open` is wrapped process-wide (recording
-    only in armed threads), so descriptor-relative opens are resolved.
+    the judge). While armed `os.open` is wrapped, so descriptor-relative
+    opens are resolved (one call is armed at a time: the judge's, or the
+    worker's, never two).
     """
 
     def __init__(self) -> None:
@@ -145,24 +144,15 @@ class AccessRecorder:
         self.places: list[str] = []
 
     @contextlib.contextmanager
-    def armed(self) -> Iterator[AccessRecorder]:
-        global _installed, _open_patches
+    def armed(self) -> Any:
         # Taken before the call: a call that widens sys.path widens nothing.
         places = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path}
         self.places = sorted({os.path.realpath(p) for p in places if os.path.isabs(p)})
-        with _LOCK:
-            if not _installed:
-                sys.addaudithook(_hook)
-                _installed = True
-            if _open_patches == 0:
-                os.open = _watched_open
-            _open_patches += 1
-        _ARMED.log = self.accesses
+        if _hook not in _INSTALLED:  # hooks cannot be removed: once a process
+            sys.addaudithook(_hook)
+            _INSTALLED.append(_hook)
+        _ARMED.log, os.open = self.accesses, _watched_open
         try:
             yield self
         finally:
-            _ARMED.log = None
-            with _LOCK:
-                _open_patches -= 1
-                if _open_patches == 0:
-                    os.open = _real_open
+            _ARMED.log, os.open = None, _real_open

@@ -57,9 +57,9 @@ def _fields(owner: Any, fields: Any) -> list[Any]:
     bool as it is, anything else as its repr in a one-item list."""
     read = []
     for name, kind in fields:
-        value = getattr(owner, name, None)
-        read.append(value if isinstance(value, kind) else [short_repr(value)])
+        read.append(value := getattr(owner, name, None))
         if not isinstance(value, kind):
+            read[-1] = [short_repr(value)]
             break
     return read
 
@@ -75,8 +75,7 @@ def describe_name(value: Any) -> dict[str, Any]:
             value.__name__,
             issubclass(value, ValueError),
         )
-        info["dataclass"] = dataclasses.is_dataclass(value)
-        if info["dataclass"]:
+        if info.setdefault("dataclass", dataclasses.is_dataclass(value)):
             info["init_fields"] = [f.name for f in dataclasses.fields(value) if f.init]
             params = getattr(value, "__dataclass_params__", None)
             info["frozen"] = bool(getattr(params, "frozen", False))
@@ -185,6 +184,20 @@ class Worker:
                 object() if name == "object" else type(str(name), (), {})()
             ),
             "$r": lambda index: self.batch[index],
+            "$w": lambda name: self.own[name],
+        }
+        # What the judge may call here besides the target's names.
+        self.own = {
+            "getattr": getattr,
+            "setattr": setattr,
+            "force": object.__setattr__,  # past a frozen dataclass's own __setattr__
+            "special": special,
+            "replace": dataclasses.replace,
+            "report": self.view,
+            "describe": lambda: {n: describe_name(v) for n, v in self.names.items()},
+            "state": state,
+            "audit": audited,
+            "ping": os.getpid,
         }
 
     def out(self, value: Any, depth: int = 0) -> Any:
@@ -262,51 +275,22 @@ class Worker:
         os._exit(0)  # the judge is gone
 
     def dispatch(self, message: dict[str, Any]) -> Any:
-        op, into = message.get("op"), self.into
-        if op == "call" and message.get("view"):
-            # evaluate_run: a report, its rows and who built each check, in one answer.
-            makers = Makers(into(message["fn"]), self.names.get("EvaluationCheck"))
-            with makers.recording():
-                value = self.step(message)
-            return {"value": value, "view": self.view(value, makers)}
-        if op in ("call", "batch"):
-            return self.step(message) if op == "call" else self.run(message["steps"])
-        if op == "getattr":
-            return getattr(into(message["obj"]), message["name"])
-        if op == "setattr":  # `force`: past a frozen dataclass's own __setattr__
-            put = object.__setattr__ if message.get("force") else setattr
-            return put(into(message["obj"]), message["name"], into(message["value"]))
-        if op == "special":
-            target, name = into(message["obj"]), message["name"]
-            if name == "__iter__":
-                return list(itertools.islice(iter(target), MAX_ITEMS))
-            if name == "repr":
-                return short_repr(target, 400)
-            return getattr(type(target), name)(target, *into(message.get("args", [])))
-        if op == "replace":
-            return dataclasses.replace(into(message["obj"]), **into(message["changes"]))
-        if op == "report":
-            return self.view(into(message["obj"]))
-        if op == "describe":
-            return {name: describe_name(value) for name, value in self.names.items()}
-        if op == "state":
-            state = {label: canon(v) for label, v in into(message["objects"]).items()}
-            try:
-                state["the process's working directory"] = os.getcwd()
-            except OSError as error:
-                state["the process's working directory"] = f"<unavailable: {error}>"
-            return {**state, "the process's environment": dict(os.environ)}
-        if op == "audit":
-            return self.audited(into(message["fn"]), into(message.get("args", [])))
-        if op == "ping":
-            return os.getpid()
-        raise ValueError(f"unknown op {op!r}")
+        """A batch, or one call (of evaluate_run: with its report's view and
+        who built each check, in one answer)."""
+        if message.get("op") == "batch":
+            return self.run(message["steps"])
+        if message.get("op") != "call":
+            raise ValueError(f"unknown op {message.get('op')!r}")
+        if not message.get("view"):
+            return self.step(message)
+        built: dict[int, Any] = {}
+        check_type = self.names.get("EvaluationCheck")
+        with noting_makers(self.into(message["fn"]), check_type, built):
+            value = self.step(message)
+        return {"value": value, "view": self.view(value, built)}
 
     def step(self, step: dict[str, Any]) -> Any:
-        """One call (`fn`, maybe a `method` of it, `args`, `kwargs`) or forced field."""
-        if "force" in step:
-            owner, value = self.into(step["force"]), self.into(step["value"])
-            return object.__setattr__(owner, step["name"], value)
+        """One call: `fn` (maybe a `method` of it), `args`, `kwargs`."""
         fn = self.into(step["fn"])
         fn = getattr(fn, step["method"]) if "method" in step else fn
         args = self.into(step.get("args", []))
@@ -326,10 +310,10 @@ class Worker:
             self.batch = []
         return {"results": results}
 
-    def view(self, report: Any, makers: Makers | None = None) -> dict[str, Any]:
+    def view(self, report: Any, built: dict[int, Any] | None = None) -> dict[str, Any]:
         """What the report holds, read here in the order the judge judges its
         shape (judge/shape.py) and up to the first field of the wrong type;
-        from `makers`, the learner's function that built each check."""
+        from `built`, the learner's function that built each check."""
         said: dict[str, Any] = {"none": report is None, "rows": None}
         try:
             checks = getattr(report, "checks", None)
@@ -341,80 +325,85 @@ class Worker:
                 return said
             [said["passed"]] = _fields(report, [("passed", bool)])
             said["render"] = callable(getattr(report, "render", None))
-            if makers is not None:
-                built = makers.built
+            if built is not None:
                 said["makers"] = [built.get(id(c), (c, None))[1] for c in checks]
         except BaseException as error:
             return {"raised": _error_data(error)}
         return said
 
-    def audited(self, fn: Any, args: list[Any]) -> dict[str, Any]:
-        """The call, with raw records of what it opened, started or changed and
-        where this process imports from: the judge judges them (judge/access.py)."""
-        recorder, outcome = AccessRecorder(), {}
+
+def special(target: Any, name: str, *args: Any) -> Any:
+    """A special method of `target`, looked up on its type as Python does;
+    `__iter__` gives the items, `repr` a bounded repr."""
+    if name == "__iter__":
+        return list(itertools.islice(iter(target), MAX_ITEMS))
+    if name == "repr":
+        return short_repr(target, 400)
+    return getattr(type(target), name)(target, *args)
+
+
+def state(objects: dict[str, Any]) -> dict[str, Any]:
+    """Each object as comparable data, with the working directory and environment."""
+    said = {label: canon(value) for label, value in objects.items()}
+    try:
+        said["the process's working directory"] = os.getcwd()
+    except OSError as error:
+        said["the process's working directory"] = f"<unavailable: {error}>"
+    return {**said, "the process's environment": dict(os.environ)}
+
+
+def audited(fn: Any, args: list[Any]) -> dict[str, Any]:
+    """The call, with raw records of what it opened, started or changed and
+    where this process imports from: the judge judges them (judge/access.py)."""
+    recorder, outcome = AccessRecorder(), {}
+    try:
+        with recorder.armed():
+            outcome["value"] = fn(*args)
+    except BaseException as error:
+        outcome["raised"] = _error_data(error)
+    outcome["accesses"] = recorder.accesses[:1000]
+    return {**outcome, "places": recorder.places}
+
+
+@contextlib.contextmanager
+def noting_makers(evaluate: Any, check_type: Any, built: dict[int, Any]) -> Any:
+    """For the call, which of the learner's functions built each check: the
+    check class's `__init__` notes the innermost plain function of
+    evaluate_run's module on the stack (evaluate_run itself: none) in `built`
+    (id -> (check, name); the check held so its id is not reused), and is put
+    back after. Not a trace hook: that slows every line twofold. The learner's
+    word: it words a hint, never a verdict."""
+    ok = type(evaluate) is types.FunctionType and isinstance(check_type, type)
+    module = evaluate.__globals__ if ok else None
+    had, init = (vars(check_type).get("__init__") if ok else None), None
+    if ok:
+        original = check_type.__init__
+
+        def init(check: Any, *args: Any, **kwargs: Any) -> None:
+            original(check, *args, **kwargs)
+            frame = sys._getframe(1)
+            while frame is not None:  # past comprehensions, methods, a dataclass's own
+                code = frame.f_code
+                if frame.f_globals is module and code is getattr(
+                    module.get(code.co_name), "__code__", None
+                ):
+                    if code is not evaluate.__code__ and len(built) < MAX_ITEMS:
+                        built.setdefault(id(check), (check, code.co_name))
+                    return
+                frame = frame.f_back
+
         try:
-            with recorder.armed():
-                outcome["value"] = fn(*args)
-        except BaseException as error:
-            outcome["raised"] = _error_data(error)
-        outcome["accesses"] = recorder.accesses[:1000]
-        return {**outcome, "places": recorder.places}
-
-
-class Makers:
-    """Which of the learner's functions built each check `evaluate_run` returns.
-
-    For the call, each plain function of evaluate_run's file is rebound in its
-    module to a wrapper noting the first (innermost) to return each check; a
-    check nobody noted is evaluate_run's. Not a trace hook: that slows every
-    line twofold. The learner's word: it words a hint, never a verdict.
-    """
-
-    def __init__(self, evaluate: Any, check_type: Any) -> None:
-        self.evaluate = evaluate if type(evaluate) is types.FunctionType else None
-        self.check_type = check_type if isinstance(check_type, type) else None
-        # id -> (the check, its maker): the check is held so its id is not reused.
-        self.built: dict[int, tuple[object, str]] = {}
-
-    @contextlib.contextmanager
-    def recording(self) -> Any:
-        evaluate, built, check_type = self.evaluate, self.built, self.check_type
-        module = None if evaluate is None else evaluate.__globals__
-        if check_type is None or type(module) is not dict:
-            yield
-            return
-
-        def noting(function: Any, name: str) -> Any:
-            def noted(*args: Any, **kwargs: Any) -> Any:
-                value = function(*args, **kwargs)
-                if type(value) is check_type and id(value) not in built:
-                    if len(built) < MAX_ITEMS:
-                        built[id(value)] = (value, name)
-                return value
-
-            return noted
-
-        # Only what reads as a plain function of this file: nothing of the
-        # learner's runs (an alias, a method or a lambda is no name to give).
-        home = evaluate.__code__.co_filename  # type: ignore[union-attr]
-        originals = {
-            name: value
-            for name, value in list(module.items())
-            if type(value) is types.FunctionType
-            and value is not evaluate
-            and value.__globals__ is module
-            and value.__code__.co_filename == home
-            and value.__code__.co_name == name
-            and not name.startswith("__")
-        }
-        wrappers = {name: noting(f, name) for name, f in originals.items()}
-        module.update(wrappers)
-        try:
-            yield
-        finally:
-            for name, wrapper in wrappers.items():
-                if module.get(name) is wrapper:  # unless the learner rebound it
-                    module[name] = originals[name]
+            type.__setattr__(check_type, "__init__", init)
+        except Exception:  # a class that refuses: nobody is noted
+            init = None
+    try:
+        yield
+    finally:
+        if init is not None and vars(check_type).get("__init__") is init:
+            if had is None:
+                type.__delattr__(check_type, "__init__")
+            else:
+                type.__setattr__(check_type, "__init__", had)
 
 
 class Callback:

@@ -1,9 +1,10 @@
 """A wrong verdict's hint names the learner's function that built the check.
 
-The worker notes which module-level function of evaluation.py first
-returned each check evaluate_run's report holds (worker/serve.py,
-`Makers`); a wrong verdict of that check ends its hint "change <that
-function> in evaluation.py", else "change evaluate_run in evaluation.py".
+The worker notes which module-level function of evaluation.py was the
+innermost on the stack when each check evaluate_run's report holds was
+built (worker/serve.py, `noting_makers`); a wrong verdict of that check
+ends its hint "change <that function> in evaluation.py", else "change
+evaluate_run in evaluation.py".
 The cause key is the check's group either way: one mistake, one lesson.
 """
 
@@ -21,7 +22,7 @@ from judge.remote import Remote, report_makers
 from judge.target import Target
 from judge.verdicts import assert_truth, evaluate
 from strategies import EXAMPLE_WORLDS, truth
-from worker.serve import Makers
+from worker.serve import noting_makers
 
 # The bundled _result_check, and a learner's that reads only the last result
 # of the tool (a result that came earlier is missed).
@@ -144,19 +145,35 @@ _MODULE = (
 
 
 def test_makers_name_the_innermost_helper_and_put_every_binding_back() -> None:
-    """The innermost helper to return a check is its maker, one evaluate_run
-    built has none, and afterwards the module binds what it bound before
-    (or what the learner's code rebound)."""
+    """The innermost helper on the stack when a check is built is its maker,
+    one evaluate_run built has none, and afterwards the module binds what it
+    bound before (or what the learner's code rebound) and the check class
+    has its own __init__ again."""
     module: dict = {}
     exec(compile(_MODULE, "/learner/evaluation.py", "exec"), module)
-    before = dict(module)
-    makers = Makers(module["evaluate_run"], module["EvaluationCheck"])
-    with makers.recording():
+    before, check_type = dict(module), module["EvaluationCheck"]
+    own_init = vars(check_type)["__init__"]
+    built: dict = {}
+    with noting_makers(module["evaluate_run"], check_type, built):
         checks = module["evaluate_run"]()
-    built = makers.built
     assert [built.get(id(c), (c, None))[1] for c in checks] == [
         "_check",
         None,
         "_check",
     ]
     assert module == {**before, "_rebound": 1}
+    assert vars(check_type)["__init__"] is own_init
+
+
+def test_an_inherited_init_is_put_back_by_removing_the_noter() -> None:
+    """A check class without its own __init__ (a subclass) gets none back."""
+    module: dict = {}
+    source = _MODULE.replace("class EvaluationCheck:", "class _Base:") + (
+        "class EvaluationCheck(_Base):\n    pass\n"
+    )
+    exec(compile(source, "/learner/evaluation.py", "exec"), module)
+    built: dict = {}
+    with noting_makers(module["evaluate_run"], module["EvaluationCheck"], built):
+        module["evaluate_run"]()
+    assert len(built) == 2
+    assert "__init__" not in vars(module["EvaluationCheck"])

@@ -245,7 +245,7 @@ def test_two_loads_of_one_folder_are_independent(tmp_path: Path) -> None:
     first, second = load_target(impl_path=folder), load_target(impl_path=folder)
     assert first.EvaluationCase is not second.EvaluationCase
     assert first.client is not second.client
-    pids = {t.client.request({"op": "ping"}) for t in (first, second)}
+    pids = {t.client.ask("ping", "ping") for t in (first, second)}
     assert len(pids) == 2
 
 
