@@ -47,11 +47,17 @@ class _Armed(threading.local):
     busy: bool = False
 
 
-_ARMED, _real_open, _INSTALLED = _Armed(), os.open, []
+# The log of a call armed for every thread (the worker's: a learner's call
+# may start threads; the judge's own threads must not be recorded).
+_ARMED, _real_open, _INSTALLED, _EVERY = _Armed(), os.open, [], []
+
+
+def _log() -> list[Record] | None:
+    return _ARMED.log if _ARMED.log is not None else next(iter(_EVERY), None)
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    log = _ARMED.log
+    log = _log()
     if log is None or _ARMED.busy:  # first: the hook sees every event of the process
         return
     kind = _KINDS.get(event) or ("network" if event.startswith(_NETWORK) else None)
@@ -115,7 +121,7 @@ def _watched_open(
     path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None
 ) -> int:
     """`os.open`, telling the hook which directory a relative path is in."""
-    if (log := _ARMED.log) is None:
+    if (log := _log()) is None:
         return _real_open(path, flags, mode, dir_fd=dir_fd)
     _ARMED.dir_fd = dir_fd
     try:
@@ -131,7 +137,8 @@ def _watched_open(
 class AccessRecorder:
     """Records what one thread's calls open, change, start or connect.
 
-    `with recorder.armed():` in the thread that calls the target; then
+    `with recorder.armed():` in the thread that calls the target (with
+    `every_thread`, its threads too: where no other code runs); then
     `accesses` holds the records, and `places` where this process imported
     from when armed (resolved here: a sandboxed worker sees other paths than
     the judge). While armed `os.open` is wrapped, so descriptor-relative
@@ -144,7 +151,7 @@ class AccessRecorder:
         self.places: list[str] = []
 
     @contextlib.contextmanager
-    def armed(self) -> Any:
+    def armed(self, every_thread: bool = False) -> Any:
         # Taken before the call: a call that widens sys.path widens nothing.
         places = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path}
         self.places = sorted({os.path.realpath(p) for p in places if os.path.isabs(p)})
@@ -152,7 +159,8 @@ class AccessRecorder:
             sys.addaudithook(_hook)
             _INSTALLED.append(_hook)
         _ARMED.log, os.open = self.accesses, _watched_open
+        _EVERY[:] = [self.accesses] if every_thread else []
         try:
             yield self
         finally:
-            _ARMED.log, os.open = None, _real_open
+            _ARMED.log, os.open, _EVERY[:] = None, _real_open, []

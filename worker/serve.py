@@ -119,7 +119,7 @@ def canon(value: object, depth: int = 0) -> Any:
 
 
 class LoadFailed(Exception):
-    pass
+    """Why the target cannot be loaded, in one line."""
 
 
 def _one_line(error: BaseException) -> str:
@@ -242,11 +242,10 @@ class Worker:
     def send(self, message: dict[str, Any]) -> None:
         data = json.dumps(message, separators=(",", ":")) + "\n"
         if len(data := data.encode("utf-8", "surrogatepass")) > MAX_LINE:
-            said = {k: message[k] for k in ("id", "cb") if k in message}
             too_long = ValueError(f"a reply of {len(data)} bytes is too long")
-            data = (
-                json.dumps({**said, "raised": _error_data(too_long)}) + "\n"
-            ).encode()
+            said = {k: message[k] for k in ("id", "cb") if k in message}
+            said["raised"] = _error_data(too_long)
+            data = json.dumps(said).encode() + b"\n"
         self.writer.write(data)
         self.writer.flush()
 
@@ -357,7 +356,7 @@ def audited(fn: Any, args: list[Any]) -> dict[str, Any]:
     where this process imports from: the judge judges them (judge/access.py)."""
     recorder, outcome = AccessRecorder(), {}
     try:
-        with recorder.armed():
+        with recorder.armed(every_thread=True):  # the learner's threads too
             outcome["value"] = fn(*args)
     except BaseException as error:
         outcome["raised"] = _error_data(error)
@@ -414,10 +413,8 @@ class Callback:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         worker, ask = self.worker, next(self.worker.callbacks)
-        args_out, kwargs_out = worker.out(list(args)), worker.out(dict(kwargs))
-        worker.send(
-            {"cb": ask, "fn": self.number, "args": args_out, "kwargs": kwargs_out}
-        )
+        said = {"args": worker.out(list(args)), "kwargs": worker.out(dict(kwargs))}
+        worker.send({"cb": ask, "fn": self.number, **said})
         return worker.serve(until_callback=ask)
 
     def __repr__(self) -> str:
@@ -426,11 +423,8 @@ class Callback:
 
 def _error_data(error: BaseException) -> dict[str, Any]:
     """An exception as data: its type, the builtin it derives from, its message."""
-    builtin = next(
-        k
-        for k in type(error).__mro__
-        if k.__module__ == "builtins" and issubclass(k, BaseException)
-    )
+    # The first builtin of its MRO: an exception's always comes before object.
+    builtin = next(k for k in type(error).__mro__ if k.__module__ == "builtins")
     try:
         message = str(error)[:4000]
     except Exception:
