@@ -1,8 +1,9 @@
 """What one call opened, changed, started or connected, recorded as raw data.
 
-One process-wide audit hook (hooks cannot be removed) records only in a
-thread that armed it: the worker records a learner's call, the judge the
-bundled evaluator's; judge/access.py judges the records. Limits: `from os
+One process-wide audit hook (hooks cannot be removed) records while a call
+is armed: the worker records a learner's call in every thread (a call may
+start threads), the judge the bundled evaluator's in its own thread only;
+judge/access.py judges the records. Limits: `from os
 import open` bound before arming bypasses the os.open wrapper (its relative
 names are then resolved against the working directory: a false alarm, never
 a missed one); os.stat, os.lstat and os.readlink raise no audit event.
@@ -135,15 +136,14 @@ def _watched_open(
 
 
 class AccessRecorder:
-    """Records what one thread's calls open, change, start or connect.
+    """Records what a call opens, changes, starts or connects.
 
     `with recorder.armed():` in the thread that calls the target (with
-    `every_thread`, its threads too: where no other code runs); then
-    `accesses` holds the records, and `places` where this process imported
-    from when armed (resolved here: a sandboxed worker sees other paths than
-    the judge). While armed `os.open` is wrapped, so descriptor-relative
-    opens are resolved (one call is armed at a time: the judge's, or the
-    worker's, never two).
+    `every_thread`, every thread); then `accesses` holds the records, and
+    `places` where this process imported from when armed (resolved here: a
+    sandboxed worker sees other paths than the judge). While armed `os.open`
+    is wrapped, so descriptor-relative opens are resolved. One call is armed
+    at a time.
     """
 
     def __init__(self) -> None:
