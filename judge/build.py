@@ -87,7 +87,6 @@ class Built:
     receipts: Any
     case: Any
     approvals: list[Any] = field(default_factory=list)
-    fifos: list[Path] = field(default_factory=list)  # to unblock a hung reader
     secrets: list[Path] = field(default_factory=list)  # outside the root
     model: ScriptedModel | None = None  # a real run's model
     outcome: Outcome | None = None  # a real run's replayed plan
@@ -370,10 +369,8 @@ def _replace_log(replacement: Replacement, log_fd: int, built: Built) -> None:
         safefs.make_dir(log_fd, name)
     elif kind == "fifo":
         safefs.make_fifo(log_fd, name)
-        built.fifos.append(path)
     elif kind == "symlink_to_fifo":
         safefs.make_fifo(log_fd, replacement.name)
-        built.fifos.append(path.with_name(replacement.name))
         safefs.make_symlink(log_fd, replacement.name, name)
     elif kind == "sparse":
         safefs.create_sparse(log_fd, name, replacement.size)
@@ -758,7 +755,6 @@ def _build(made: Evidence, target: Any, tree: Path) -> Built:
         built.case = make_case(target, made.case)
         return built
     laid = lay_out(tree, made.files)
-    built.fifos.extend(laid.fifos)
     built.secrets.extend(laid.secrets)
     remote.give_to_worker(tree)
 
