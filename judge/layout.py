@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.evidence import Node
+from judge.safefs import write_at
 
 __all__ = ["Laid", "lay_out"]
 
@@ -49,9 +50,7 @@ def _folder(folders: dict[tuple[str, ...], int], parts: tuple[str, ...]) -> int:
 def _write(fd: int, name: str, data: bytes, mode: int) -> None:
     handle = os.open(name, _FILE_FLAGS, mode, dir_fd=fd)
     try:
-        left = memoryview(data)
-        while left:
-            left = left[os.write(handle, left) :]
+        write_at(handle, 0, data)
     finally:
         os.close(handle)
 
