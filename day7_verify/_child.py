@@ -359,13 +359,14 @@ def _read_json(path: Path) -> Any:
 
 
 def _write_result(path: Path, outcome: dict[str, Any]) -> None:
+    # From the bundle, as in _tree_state (imported there already, at the start).
+    from judge.safefs import write_at
+
     data = json.dumps(outcome).encode("utf-8")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_at(fd, 0, data)
     finally:
         os.close(fd)
 

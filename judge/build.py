@@ -87,7 +87,6 @@ class Built:
     receipts: Any
     case: Any
     approvals: list[Any] = field(default_factory=list)
-    fifos: list[Path] = field(default_factory=list)  # to unblock a hung reader
     secrets: list[Path] = field(default_factory=list)  # outside the root
     model: ScriptedModel | None = None  # a real run's model
     outcome: Outcome | None = None  # a real run's replayed plan
@@ -106,6 +105,12 @@ def _force(instance: Any, **values: Any) -> Any:
     return remote.force(instance, **values)
 
 
+def _added(steps: list[Step], step: Step) -> Ref:
+    """Append `step` to the batch; the Ref of what it makes."""
+    steps.append(step)
+    return Ref(len(steps) - 1)
+
+
 # --- events, run and case ---------------------------------------------------------
 
 
@@ -115,26 +120,27 @@ def _event(target: Any, spec: EventSpec, steps: list[Step]) -> Any:
         return spec.item
     action: object = None
     if spec.action in ("tool", "dict", "lookalike"):
-        steps.append(
+        action = _added(
+            steps,
             Step(
                 "ToolAction(tool, arguments)",
                 target.ToolAction,
                 (spec.tool, json.loads(spec.arguments_json)),
-            )
+            ),
         )
-        action = Ref(len(steps) - 1)
     elif spec.action in ("final", "final_with_result"):
-        steps.append(Step("FinalAction(final)", target.FinalAction, (spec.final,)))
-        action = Ref(len(steps) - 1)
+        action = _added(
+            steps, Step("FinalAction(final)", target.FinalAction, (spec.final,))
+        )
     plain = spec.result is None or isinstance(spec.result, str)
-    steps.append(
+    event = _added(
+        steps,
         Step(
             "AgentEvent(step, response, action, result)",
             target.AgentEvent,
             (spec.step, spec.response, action, spec.result if plain else ""),
-        )
+        ),
     )
-    event = Ref(len(steps) - 1)
     if not plain:
         steps.append(Step("", event, (spec.result,), force="result"))
     if spec.action == "dict":
@@ -162,7 +168,8 @@ def make_events(target: Any, specs: Sequence[EventSpec]) -> tuple[Any, ...]:
 def _run_steps(target: Any, spec: Run, steps: list[Step]) -> Ref:
     """The steps that make the run (its events first); the run's Ref."""
     made: list[Any] = [_event(target, event, steps) for event in spec.events]
-    steps.append(
+    run = _added(
+        steps,
         Step(
             "AgentRun(completed, reason, final, events, modified_files)",
             target.AgentRun,
@@ -173,9 +180,8 @@ def _run_steps(target: Any, spec: Run, steps: list[Step]) -> Ref:
                 tuple(made),
                 spec.modified_files,
             ),
-        )
+        ),
     )
-    run = Ref(len(steps) - 1)
     if spec.odd_final:
         steps.append(Step("", run, (spec.final,), force="final"))
     if spec.as_list:
@@ -191,50 +197,40 @@ def make_case(target: Any, spec: CaseSpec) -> Any:
 
 def _case_steps(target: Any, spec: CaseSpec, steps: list[Step]) -> Ref:
     """The steps that make the case (its expectations first); the case's Ref."""
-    files = []
-    for path, content in spec.files:
-        steps.append(
-            Step(
-                f"FileExpectation({path!r}, {content!r:.40})",
-                target.FileExpectation,
-                (path, content),
-            )
-        )
-        files.append(Ref(len(steps) - 1))
-    results = []
-    for tool, contains in spec.results:
-        steps.append(
-            Step(
-                f"ResultExpectation({tool!r}, {contains!r})",
-                target.ResultExpectation,
-                (tool, contains),
-            )
-        )
-        results.append(Ref(len(steps) - 1))
-    receipts = []
-    for call_id, tool, exit_state, contains, artifacts in spec.receipts:
-        steps.append(
-            Step(
-                f"ReceiptExpectation({call_id!r}, {tool!r}, {exit_state!r},"
-                f" {contains!r}, {artifacts!r})",
-                target.ReceiptExpectation,
-                (call_id, tool, exit_state, contains, artifacts),
-            )
-        )
-        receipts.append(Ref(len(steps) - 1))
-    steps.append(
+
+    def each(
+        make: Any, rows: Sequence[tuple[Any, ...]], what: Callable[..., str]
+    ) -> tuple[Ref, ...]:
+        # One expectation a row, its fields the row; `what` words the call.
+        return tuple(_added(steps, Step(what(*row), make, row)) for row in rows)
+
+    files = each(
+        target.FileExpectation,
+        spec.files,
+        lambda path, content: f"FileExpectation({path!r}, {content!r:.40})",
+    )
+    results = each(
+        target.ResultExpectation,
+        spec.results,
+        lambda tool, contains: f"ResultExpectation({tool!r}, {contains!r})",
+    )
+    receipts = each(
+        target.ReceiptExpectation,
+        spec.receipts,
+        lambda call_id, tool, exit_state, contains, artifacts: (
+            f"ReceiptExpectation({call_id!r}, {tool!r}, {exit_state!r},"
+            f" {contains!r}, {artifacts!r})"
+        ),
+    )
+    return _added(
+        steps,
         Step(
             f"EvaluationCase({spec.final_contains!r}, files, results, receipts)",
             target.EvaluationCase,
             (spec.final_contains,),
-            {
-                "files": tuple(files),
-                "results": tuple(results),
-                "receipts": tuple(receipts),
-            },
-        )
+            {"files": files, "results": results, "receipts": receipts},
+        ),
     )
-    return Ref(len(steps) - 1)
 
 
 # --- receipts ---------------------------------------------------------------------
@@ -264,12 +260,8 @@ def _put_steps(
 ) -> None:
     """The steps that make each receipt and put it into `store`, in order."""
     for one in stored:
-        steps.append(_receipt_step(target, one))
-        steps.append(
-            Step(
-                "ReceiptStore.put(receipt)", store, (Ref(len(steps) - 1),), method="put"
-            )
-        )
+        receipt = _added(steps, _receipt_step(target, one))
+        steps.append(Step("ReceiptStore.put(receipt)", store, (receipt,), method="put"))
 
 
 def _raising_get(target: Any, name: str) -> Callable[[str], Any]:
@@ -370,10 +362,8 @@ def _replace_log(replacement: Replacement, log_fd: int, built: Built) -> None:
         safefs.make_dir(log_fd, name)
     elif kind == "fifo":
         safefs.make_fifo(log_fd, name)
-        built.fifos.append(path)
     elif kind == "symlink_to_fifo":
         safefs.make_fifo(log_fd, replacement.name)
-        built.fifos.append(path.with_name(replacement.name))
         safefs.make_symlink(log_fd, replacement.name, name)
     elif kind == "sparse":
         safefs.create_sparse(log_fd, name, replacement.size)
@@ -399,15 +389,16 @@ def _store_steps(log: Log, target: Any, built: Built, steps: list[Step]) -> Ref:
     the store's Ref. The log directory is laid out here, before any step runs.
     """
     if log.store == "memory":
-        steps.append(Step("ReceiptStore()", target.ReceiptStore))
+        store = _added(steps, Step("ReceiptStore()", target.ReceiptStore))
         built.log_path = None
     else:
         if log.folder:
             _log_directory(built, log)
         built.log_path = built.tree.joinpath(*log.path)
         built.log_at = log.at
-        steps.append(Step("ReceiptStore(path)", target.ReceiptStore, (built.log_path,)))
-    store = Ref(len(steps) - 1)
+        store = _added(
+            steps, Step("ReceiptStore(path)", target.ReceiptStore, (built.log_path,))
+        )
     _put_steps(target, store, log.put, steps)
     return store
 
@@ -758,7 +749,6 @@ def _build(made: Evidence, target: Any, tree: Path) -> Built:
         built.case = make_case(target, made.case)
         return built
     laid = lay_out(tree, made.files)
-    built.fifos.extend(laid.fifos)
     built.secrets.extend(laid.secrets)
     remote.give_to_worker(tree)
 
@@ -778,16 +768,15 @@ def _build(made: Evidence, target: Any, tree: Path) -> Built:
     if log.workspace_store == "same":
         workspace_store: Any = built.receipts
     else:
-        steps.append(Step("ReceiptStore()", target.ReceiptStore))
-        workspace_store = Ref(len(steps) - 1)
-    steps.append(
+        workspace_store = _added(steps, Step("ReceiptStore()", target.ReceiptStore))
+    workspace = _added(
+        steps,
         Step(
             "Workspace(policy, confirm_tool, receipt_store)",
             target.Workspace,
             (policy, confirm_tool, workspace_store),
-        )
+        ),
     )
-    workspace = Ref(len(steps) - 1)
     assert made.run is not None
     run = _run_steps(target, made.run, steps)
     case = _case_steps(target, made.case, steps)

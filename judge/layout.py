@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.evidence import Node
+from judge.safefs import write_at
 
 __all__ = ["Laid", "lay_out"]
 
@@ -29,7 +30,6 @@ _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEX
 class Laid:
     """What the judge must know of the nodes laid out."""
 
-    fifos: tuple[Path, ...] = ()  # opened for writing to unblock a hung reader
     secrets: tuple[Path, ...] = ()  # outside the root: must never be opened
 
 
@@ -50,16 +50,14 @@ def _folder(folders: dict[tuple[str, ...], int], parts: tuple[str, ...]) -> int:
 def _write(fd: int, name: str, data: bytes, mode: int) -> None:
     handle = os.open(name, _FILE_FLAGS, mode, dir_fd=fd)
     try:
-        left = memoryview(data)
-        while left:
-            left = left[os.write(handle, left) :]
+        write_at(handle, 0, data)
     finally:
         os.close(handle)
 
 
-def _bound_socket(path: Path) -> bool:
+def _bound_socket(path: Path) -> None:
     """A socket file at `path` (bound, then closed: opening it fails), or a
-    FIFO where the path is too long for a socket; whether it is a FIFO."""
+    FIFO where the path is too long for a socket."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as bound:
         try:
             bound.bind(os.fspath(path))
@@ -67,15 +65,13 @@ def _bound_socket(path: Path) -> bool:
             if error.errno not in (errno.ENAMETOOLONG, errno.EINVAL):
                 raise
             os.mkfifo(path)
-            return True
-    return False
 
 
-def _make(tree: Path, folders: dict[tuple[str, ...], int], node: Node) -> bool:
-    """Make one node; whether it is a FIFO."""
+def _make(tree: Path, folders: dict[tuple[str, ...], int], node: Node) -> None:
+    """Make one node."""
     if node.what == "folder":
         _folder(folders, node.parts)
-        return False
+        return
     fd = _folder(folders, node.parts[:-1])
     name = node.parts[-1]
     if node.what == "file":
@@ -84,9 +80,8 @@ def _make(tree: Path, folders: dict[tuple[str, ...], int], node: Node) -> bool:
         os.symlink(node.to, name, dir_fd=fd)
     elif node.what == "fifo":
         os.mkfifo(name, dir_fd=fd)
-        return True
     elif node.what == "socket":  # bound by path: sockets have no dir_fd
-        return _bound_socket(tree.joinpath(*node.parts))
+        _bound_socket(tree.joinpath(*node.parts))
     elif node.what == "device":  # a /dev/null twin
         os.mknod(name, stat.S_IFCHR | 0o666, os.makedev(1, 3), dir_fd=fd)
     elif node.what == "sparse":
@@ -97,22 +92,19 @@ def _make(tree: Path, folders: dict[tuple[str, ...], int], node: Node) -> bool:
             os.close(handle)
     else:  # pragma: no cover - judge.nodes and this move together
         raise ValueError(f"unknown node {node.what!r}")
-    return False
 
 
 def lay_out(tree: Path, nodes: Iterable[Node]) -> Laid:
     """Make `nodes` under the existing, fresh `tree`, in order."""
-    fifos: list[Path] = []
     secrets: list[Path] = []
     # Each folder is opened once, from its parent's descriptor.
     folders = {(): os.open(tree, _DIR_FLAGS)}
     try:
         for node in nodes:
-            if _make(tree, folders, node):
-                fifos.append(tree.joinpath(*node.parts))
+            _make(tree, folders, node)
             if node.secret:
                 secrets.append(tree.joinpath(*node.parts))
     finally:
         for fd in folders.values():
             os.close(fd)
-    return Laid(tuple(fifos), tuple(secrets))
+    return Laid(tuple(secrets))

@@ -50,6 +50,7 @@ __all__ = [
     "replace",
     "rewrite_in_place",
     "walk",
+    "write_at",
 ]
 
 #: The most bytes read back from a file learner code could write.
@@ -201,7 +202,7 @@ def replace(
     with (atime, mtime) `times_ns` when given."""
     fresh, fd = _fresh(dir_fd, 0o600)
     try:
-        _write_at(fd, 0, data)
+        write_at(fd, 0, data)
         _settle(dir_fd, fd, name, mode)
         if times_ns is not None:
             os.utime(fd, ns=times_ns)
@@ -210,7 +211,9 @@ def replace(
     rename(dir_fd, fresh, name, expected="a regular file")
 
 
-def _write_at(fd: int, offset: int, data: bytes) -> None:
+def write_at(fd: int, offset: int, data: bytes) -> None:
+    """All of `data` into the open file `fd` from `offset` (the file it was
+    given is the caller's to have opened safely): a short write goes on."""
     view = memoryview(data)
     while view:
         offset += (done := os.pwrite(fd, view, offset))
@@ -272,13 +275,13 @@ def rewrite_in_place(
             if len(old) == len(new):
                 while last > first and old[last - 1] == new[last - 1]:
                     last -= 1
-            _write_at(fd, first, new[first:last])
+            write_at(fd, first, new[first:last])
         elif way == "truncated_then_appended":
             os.ftruncate(fd, first)
-            _write_at(fd, first, new[first:])
+            write_at(fd, first, new[first:])
         else:
-            _write_at(fd, max(info.st_size, len(old)), new[first:])
-            _write_at(fd, first, new[first:])
+            write_at(fd, max(info.st_size, len(old)), new[first:])
+            write_at(fd, first, new[first:])
         os.ftruncate(fd, len(new))
         times = (info.st_atime_ns, info.st_mtime_ns)
         os.utime(fd, ns=times)

@@ -85,6 +85,38 @@ def _result_bug(
     )
 
 
+# Evidence cached across calls by what a stat shows of a file (issue 23,
+# miss 4): where the bundled evaluator reads a file's text, and its log.
+_OBSERVE_TEXT = "        observed = observe_text(root, resolved, expected_bytes)\n"
+_OPEN_LOG = "        return ReceiptStore(path).get\n"
+
+
+def _cached(table: str, key: str, make: str, use: str) -> str:
+    """Evaluator lines that make ``make`` once per ``key`` in the module-level
+    dict ``table``, then ``use`` it (``{}`` in ``use`` stands for what was made)."""
+    return (
+        f"        key = {key}\n"
+        f'        cache = globals().setdefault("{table}", {{}})\n'
+        "        if key not in cache:\n"
+        f"            cache[key] = {make}\n"
+        f"        {use.format('cache[key]')}\n"
+    )
+
+
+def _text_cached_by(key: str) -> str:
+    """The file check remembering each file's text by ``key``, an expression
+    of ``resolved`` and ``info`` (its stat)."""
+    return "        info = os.stat(resolved)\n" + _cached(
+        "_TEXTS", key, "observe_text(root, resolved, expected_bytes)", "observed = {}"
+    )
+
+
+def _log_cached_by(key: str) -> str:
+    """The receipt lookup parsing each log once per ``key``, an expression of
+    ``path`` and ``info`` (the log's stat, already taken there)."""
+    return _cached("_LOGS", key, "ReceiptStore(path)", "return {}.get")
+
+
 # Invariant names, as the tests in tests/invariants mark them.
 SPEC_REFUSED = "specification-refused"
 SPEC_ACCEPTED = "specification-accepted"
@@ -1082,13 +1114,8 @@ BUGS: tuple[PlantedBug, ...] = (
         mistake="remembers each file's text by (path, size, mtime), so a file"
         " rewritten with the same size and its timestamp put back is judged"
         " by its old bytes",
-        old="        observed = observe_text(root, resolved, expected_bytes)\n",
-        new="        info = os.stat(resolved)\n"
-        "        key = (str(resolved), info.st_size, info.st_mtime_ns)\n"
-        '        cache = globals().setdefault("_TEXTS", {})\n'
-        "        if key not in cache:\n"
-        "            cache[key] = observe_text(root, resolved, expected_bytes)\n"
-        "        observed = cache[key]\n",
+        old=_OBSERVE_TEXT,
+        new=_text_cached_by("(str(resolved), info.st_size, info.st_mtime_ns)"),
         catches=(STATELESS,),
     ),
     PlantedBug(
@@ -1096,12 +1123,8 @@ BUGS: tuple[PlantedBug, ...] = (
         task="report",
         mistake="remembers each file's text by (path, inode), so a file"
         " rewritten in place (the same inode) is judged by its old bytes",
-        old="        observed = observe_text(root, resolved, expected_bytes)\n",
-        new="        key = (str(resolved), os.stat(resolved).st_ino)\n"
-        '        cache = globals().setdefault("_TEXTS", {})\n'
-        "        if key not in cache:\n"
-        "            cache[key] = observe_text(root, resolved, expected_bytes)\n"
-        "        observed = cache[key]\n",
+        old=_OBSERVE_TEXT,
+        new=_text_cached_by("(str(resolved), info.st_ino)"),
         catches=(STATELESS,),
     ),
     PlantedBug(
@@ -1109,12 +1132,8 @@ BUGS: tuple[PlantedBug, ...] = (
         task="receipts",
         mistake="parses the receipt log once per (path, size), so a log changed"
         " in place with the same length is never read again",
-        old="        return ReceiptStore(path).get\n",
-        new='        logs = globals().setdefault("_LOGS", {})\n'
-        "        key = (str(path), info.st_size)\n"
-        "        if key not in logs:\n"
-        "            logs[key] = ReceiptStore(path)\n"
-        "        return logs[key].get\n",
+        old=_OPEN_LOG,
+        new=_log_cached_by("(str(path), info.st_size)"),
         catches=(STATELESS,),
     ),
     PlantedBug(
@@ -1122,12 +1141,8 @@ BUGS: tuple[PlantedBug, ...] = (
         task="receipts",
         mistake="parses the receipt log once per (path, inode), so a log damaged"
         " or changed in place is never read again",
-        old="        return ReceiptStore(path).get\n",
-        new='        logs = globals().setdefault("_LOGS", {})\n'
-        "        key = (str(path), info.st_ino)\n"
-        "        if key not in logs:\n"
-        "            logs[key] = ReceiptStore(path)\n"
-        "        return logs[key].get\n",
+        old=_OPEN_LOG,
+        new=_log_cached_by("(str(path), info.st_ino)"),
         catches=(STATELESS, TAMPERED),
     ),
     PlantedBug(
@@ -1136,12 +1151,8 @@ BUGS: tuple[PlantedBug, ...] = (
         mistake="parses the receipt log once per (size, mtime), so a log"
         " appended to and truncated back with its timestamp put back is never"
         " read again",
-        old="        return ReceiptStore(path).get\n",
-        new='        logs = globals().setdefault("_LOGS", {})\n'
-        "        key = (info.st_size, info.st_mtime_ns)\n"
-        "        if key not in logs:\n"
-        "            logs[key] = ReceiptStore(path)\n"
-        "        return logs[key].get\n",
+        old=_OPEN_LOG,
+        new=_log_cached_by("(info.st_size, info.st_mtime_ns)"),
         catches=(STATELESS,),
     ),
     PlantedBug(

@@ -627,3 +627,14 @@ def test_every_day7_name_has_one_home_and_no_other_name_has_one() -> None:
     from worker.serve import REQUIRED_NAMES
 
     assert set(HOME) == set(REQUIRED_NAMES)
+
+
+def test_docs_show_every_hint_of_a_wrong_final_word_for_word() -> None:
+    """docs/lessons.md shows each hint a final's wrong verdict can get, as written."""
+    from strategies.finals import FINAL_EXAMPLES, FINAL_KINDS, LOOKALIKES, final_hint
+
+    hints = {final_hint(fact) for fact in FINAL_EXAMPLES.values()}
+    hints |= {FINAL_KINDS[name].hint for name in FINAL_KINDS}
+    hints |= {hint for _, hint in LOOKALIKES.values()}
+    docs = (ROOT / "docs" / "lessons.md").read_text(encoding="utf-8")
+    assert not sorted(hint for hint in hints if f"| {hint} |" not in docs)

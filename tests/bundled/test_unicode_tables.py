@@ -15,6 +15,11 @@ import pytest
 from day7_verify import _unicode
 from day7_verify._unicode import give_tables, unicode_tables
 
+# The table of what UTF-8 encodes: Hypothesis 6.165.0 renamed it from
+# "codec-utf-8" to "codec-v2-utf-8" when it began to record, beside it, what
+# does not round-trip. Either is the table the first text needs.
+UTF8_TABLES = {"codec-utf-8.json.gz", "codec-v2-utf-8.json.gz"}
+
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -33,7 +38,8 @@ def test_the_tables_are_made_once_then_reused(
     made = unicode_tables(tmp_path / "run")
     assert made is not None and made.is_relative_to(cache)
     # Both tables the first text needs: categories, and what UTF-8 encodes.
-    assert {"charmap.json.gz", "codec-v2-utf-8.json.gz"} <= _tables(made)
+    tables = _tables(made)
+    assert "charmap.json.gz" in tables and tables & UTF8_TABLES
     calls = []
     monkeypatch.setattr(_unicode, "_make", lambda into: calls.append(into) or False)
     assert unicode_tables(tmp_path / "run") == made
