@@ -626,7 +626,7 @@ def subclassed(value: str, base: str, name: str) -> str:
     return f"recast({value}, {base!r}, {name!r})"
 
 
-#: A subclass's name: any, a type's own among them.
+#: A subclass's name: any capitalised word (its base's own name is one too).
 SUBCLASS_NAMES = st.from_regex(r"[A-Z][A-Za-z]{0,11}", fullmatch=True)
 
 
