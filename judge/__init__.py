@@ -30,7 +30,7 @@ _HOMES = {
     "judge.lessons": "CallAborted InvariantFailure call_target expect_error"
     " fail report_view timed_out",
     "judge.target": "REQUIRED_NAMES Target load_target",
-    "judge.remote": "remote_replace",
+    "judge.remote": "recast remote_replace",
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}
 

@@ -67,6 +67,7 @@ __all__ = [
     "report_makers",
     "give_to_worker",
     "is_remote",
+    "recast",
     "remote_replace",
     "run_steps",
 ]
@@ -543,6 +544,8 @@ class Client:
             return {"$set": [self.encode(item, depth + 1) for item in value]}
         if isinstance(value, types.SimpleNamespace):
             return {"$ns": self.encode(vars(value), depth + 1)}
+        if isinstance(value, Subclass):
+            return {"$sub": [value.name, value.base]}
         if callable(value):
             number = next(self.callback_numbers)
             self.callbacks[number] = value
@@ -853,6 +856,34 @@ def force(instance: Any, **values: Any) -> Any:
     for name, value in values.items():
         object.__setattr__(instance, name, value)
     return instance
+
+
+@dataclass(frozen=True)
+class Subclass:
+    """A class the worker makes (tag `$sub`): named `name`, deriving from its
+    Day 7 class `base` and adding nothing, not even slots."""
+
+    name: str
+    base: str
+
+
+def recast(instance: Any, base: str, name: str) -> Any:
+    """`instance`, where it lives, made an instance of a subclass of `base`
+    (in-process: of its own class) named `name` that adds nothing.
+
+    Its class is swapped, its state kept (a store's receipts, a workspace's
+    reads): a new instance built from its fields would lose them. With no
+    slots of its own, the subclass has its base's layout, slotted or not.
+    """
+    if isinstance(instance, Remote):
+        return force(instance, __class__=Subclass(name, base))
+    return force(instance, __class__=_subclass(type(instance), name))
+
+
+@functools.cache
+def _subclass(base: type, name: str) -> type:
+    # One class per base and name: two objects recast alike compare equal.
+    return type(name, (base,), {"__slots__": ()})
 
 
 def remote_replace(instance: Any, **changes: Any) -> Any:

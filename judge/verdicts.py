@@ -265,6 +265,7 @@ _BODY_NAMES = (
     "call_target",
     "expect_error",
     "object_state",
+    "recast",
     "spy_on",
     "tree_changes",
     "tree_snapshot",

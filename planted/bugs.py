@@ -386,6 +386,28 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(ARGUMENT_TYPES,),
     ),
     PlantedBug(
+        name="run-exact-type",
+        task="case",
+        mistake="refuses a run that is an instance of a subclass of AgentRun"
+        " (type(run) is AgentRun instead of isinstance)",
+        old="        isinstance(run, AgentRun)\n"
+        "        and isinstance(workspace, Workspace)",
+        new="        type(run) is AgentRun\n"
+        "        and isinstance(workspace, Workspace)",
+        catches=(ARGUMENT_TYPES,),
+    ),
+    PlantedBug(
+        name="case-items-exact-type",
+        task="case",
+        mistake="refuses a group's item that is an instance of a subclass of its"
+        " expectation type (type(item) is not kind instead of isinstance)",
+        old="    for index, value in enumerate(values):\n"
+        "        if not isinstance(value, kind):\n",
+        new="    for index, value in enumerate(values):\n"
+        "        if type(value) is not kind:\n",
+        catches=(SPEC_ACCEPTED,),
+    ),
+    PlantedBug(
         name="bare-expectation-wrapped",
         task="case",
         mistake="wraps a group given as one bare expectation"

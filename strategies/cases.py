@@ -19,6 +19,7 @@ from strategies.files import SPELLINGS, spelled
 __all__ = [
     "ARGUMENT_FIELDS",
     "BLANK_FIELDS",
+    "SUBCLASS_NAMES",
     "EXAMPLE_WRONG_ARGUMENTS",
     "Spec",
     "ValidSpec",
@@ -26,6 +27,7 @@ __all__ = [
     "bad_paths",
     "example_invalid_specs",
     "example_valid_specs",
+    "subclassed",
     "wrong_arguments",
     "wrong_type_specs",
     "blank_strings",
@@ -39,10 +41,10 @@ _WHITESPACE = " \t\n\r\x0b\x0c\u00a0\u2003\u3000"
 _NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyzé日"
 
 
-def _make(code: str, target: Any) -> Any:
+def _make(code: str, target: Any, **judge: Any) -> Any:
     """Build a spec from its code: one recipe for the test and the lesson's
-    snippet (the suite's own text, never a learner's)."""
-    return eval(code, {"target": target})  # noqa: S307
+    snippet (the suite's own text, never a learner's); `judge`: `recast`."""
+    return eval(code, {"target": target, **judge})  # noqa: S307
 
 
 @dataclass(frozen=True)
@@ -68,14 +70,14 @@ class Spec:
     def __str__(self) -> str:
         return self.what
 
-    def make(self, target: Any) -> Any:
-        return _make(self.code, target)
+    def make(self, target: Any, **judge: Any) -> Any:
+        return _make(self.code, target, **judge)
 
 
 @dataclass(frozen=True)
 class ValidSpec:
     """A valid specification and the attribute values its object must hold
-    (`code` builds it as Python, as `Spec.code`)."""
+    (`code` builds it as Python, as `Spec.code`, with `recast` in `make`'s)."""
 
     what: str
     holds: tuple[tuple[str, object], ...]
@@ -85,8 +87,8 @@ class ValidSpec:
     def __str__(self) -> str:
         return self.what
 
-    def make(self, target: Any) -> Any:
-        return _make(self.code, target)
+    def make(self, target: Any, **judge: Any) -> Any:
+        return _make(self.code, target, **judge)
 
 
 def blank_strings() -> st.SearchStrategy[str]:
@@ -616,6 +618,18 @@ EXAMPLE_WRONG_ARGUMENTS: tuple[tuple[int, WrongArgument], ...] = (
 )
 
 
+# --- an instance of a subclass of the right type: valid ------------------------
+
+
+def subclassed(value: str, base: str, name: str) -> str:
+    """Python recasting `value` as a subclass `name` of `base`, adding nothing."""
+    return f"recast({value}, {base!r}, {name!r})"
+
+
+#: A subclass's name: any capitalised word (its base's own name is one too).
+SUBCLASS_NAMES = st.from_regex(r"[A-Z][A-Za-z]{0,11}", fullmatch=True)
+
+
 # --- valid near misses ---------------------------------------------------------------
 
 
@@ -707,6 +721,18 @@ def _valid_empty() -> ValidSpec:
     )
 
 
+def _valid_subclass_item(group: str, name: str) -> ValidSpec:
+    kind = _GROUP_KINDS[group]
+    base = _ITEM_FIELDS[kind][0]
+    made = subclassed(_group_item_code(kind, 0), base, name)
+    return ValidSpec(
+        f"EvaluationCase('done', {group}=({name}(...),)), {name} a subclass of {base}",
+        ((f"len({group})", 1),),
+        f"an instance of a subclass of {base} is one: {group} may hold it",
+        code=f"target.EvaluationCase('done', {group}=({made},))",
+    )
+
+
 def valid_specs() -> st.SearchStrategy[ValidSpec]:
     """Valid specifications close to invalid ones; each must be accepted as is."""
     return st.one_of(
@@ -725,6 +751,9 @@ def valid_specs() -> st.SearchStrategy[ValidSpec]:
         ),
         st.builds(_valid_case_sensitive, _names().filter(lambda s: s != s.upper())),
         st.just(_valid_empty()),
+        st.builds(
+            _valid_subclass_item, st.sampled_from(tuple(_GROUP_KINDS)), SUBCLASS_NAMES
+        ),
     )
 
 
@@ -736,4 +765,5 @@ def example_valid_specs() -> list[ValidSpec]:
         _valid_repeats(("read_file", "x"), 2),
         _valid_case_sensitive("a.txt"),
         _valid_empty(),
+        *(_valid_subclass_item(group, "Mine") for group in _GROUP_KINDS),
     ]

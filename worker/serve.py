@@ -179,10 +179,9 @@ class Worker:
             "$fs": lambda items: frozenset(into(items)),
             "$set": lambda items: set(into(items)),
             "$ns": lambda fields: types.SimpleNamespace(**into(fields)),
+            "$sub": lambda nb: type(nb[0], (self.names[nb[1]],), {"__slots__": ()}),
             "$cb": lambda number: Callback(self, number),
-            "$opaque": lambda name: (
-                object() if name == "object" else type(str(name), (), {})()
-            ),
+            "$opaque": lambda n: object() if n == "object" else type(str(n), (), {})(),
             "$r": lambda index: self.batch[index],
             "$w": lambda name: self.own[name],
         }

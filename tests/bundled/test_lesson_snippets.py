@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from day7_verify._causes import FIELD_BOUNDS, bounded
 from day7_verify._report import lesson
 from day7_verify._text import runnable
-from judge import fail, load_target, timed_out
+from judge import fail, load_target, recast, timed_out
 from judge.lessons import WHERE_THE_REST_IS, CallAborted, InvariantFailure
 from judge.verdicts import judging, reproduction
 from strategies import (
@@ -218,16 +218,18 @@ def test_a_specifications_code_builds_what_it_makes(spec):
     what its `make` builds, or raises as it does."""
     target = load_target()
     assert spec.code
-    built = _outcome(lambda: spec.make(target))
-    assert _outcome(lambda: eval(spec.code, {"target": target})) == built
+    built = _outcome(lambda: spec.make(target, recast=recast))
+    scope = {"target": target, "recast": recast}
+    assert _outcome(lambda: eval(spec.code, scope)) == built
 
 
 def test_every_hand_written_specification_has_code_that_builds_it():
     """The explicit examples and the wrong types, as the drawn ones."""
     target = load_target()
+    scope = {"target": target, "recast": recast}
     for spec in [*example_invalid_specs(), *wrong_type_specs(), *example_valid_specs()]:
-        built = _outcome(lambda spec=spec: spec.make(target))
-        assert _outcome(lambda spec=spec: eval(spec.code, {"target": target})) == built
+        built = _outcome(lambda spec=spec: spec.make(target, recast=recast))
+        assert _outcome(lambda spec=spec: eval(spec.code, scope)) == built
 
 
 def test_a_hang_on_a_world_is_made_again_through_call_target():

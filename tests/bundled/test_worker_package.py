@@ -18,9 +18,10 @@ from types import SimpleNamespace
 import pytest
 from _command_learners import learner_folder
 
-from judge import judge_access, load_target, materialise, spy_on
+from judge import judge_access, load_target, materialise, recast, report_view, spy_on
 from judge.access import Access, accesses, violations
 from judge.lessons import InvariantFailure
+from judge.remote import Remote
 from judge.shape import report_problem, viewed_report
 from judge.target import Target
 from judge.verdicts import evaluate, judging
@@ -235,3 +236,34 @@ def test_an_error_a_judge_callback_raises_is_raised_alike_in_the_worker(
     said = client.request({"op": "batch", "steps": [step]})
     assert said["raised"]["type"] == said["raised"]["builtin"] == "KeyError"
     assert said["raised"]["message"] == "'lookup of call-1 broke'"
+
+
+_BASES = ("AgentRun", "Workspace", "ReceiptStore", "EvaluationCase")
+
+
+def _class_of(value: object) -> tuple[str, str]:
+    """The name of `value`'s class and of its base, read where the value lives
+    (a worker's object through the worker's own getattr)."""
+    if not isinstance(value, Remote):
+        return type(value).__name__, type(value).__bases__[0].__name__
+    ask = value._client.ask
+    kind = ask("a class", "getattr", value, "__class__")
+    base = ask("a base", "getattr", kind, "__base__")
+    return ask("a name", "getattr", kind, "__name__"), ask(
+        "a name", "getattr", base, "__name__"
+    )
+
+
+@pytest.mark.parametrize("target", [""], indirect=True)
+def test_recast_makes_a_subclass_instance_where_the_object_lives(
+    target: Target,
+) -> None:
+    """`recast` makes each argument, in the worker as in-process, an instance of
+    a subclass of its Day 7 class with its state kept: the report is unchanged."""
+    for loaded in (load_target(impl="evaluator"), target):
+        with materialise(PASSING_WORLD, loaded) as built:
+            plain = report_view(evaluate(loaded, built))
+            for value, base in zip(built.args, _BASES, strict=True):
+                assert recast(value, base, f"My{base}") is value
+                assert _class_of(value) == (f"My{base}", base)
+            assert report_view(evaluate(loaded, built)) == plain

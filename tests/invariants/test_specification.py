@@ -6,10 +6,20 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from judge import call_target, expect_error, fail, judging, materialise
+from judge import (
+    InvariantFailure,
+    assert_truth,
+    call_target,
+    expect_error,
+    fail,
+    judging,
+    materialise,
+    recast,
+)
 from judge.fixes import change_for, placed
 from judge.verdicts import calling, reproducing
 from strategies import (
+    EVALUATE,
     EXAMPLE_WRONG_ARGUMENTS,
     Spec,
     ValidSpec,
@@ -21,11 +31,12 @@ from strategies import (
     invalid_specs,
     normalisable_paths,
     spelled,
+    truth,
     valid_specs,
     wrong_arguments,
     wrong_type_specs,
 )
-from strategies.cases import ARGUMENT_FIELDS
+from strategies.cases import ARGUMENT_FIELDS, SUBCLASS_NAMES, subclassed
 
 
 def _refusing(spec: Spec, topic: str) -> list[str]:
@@ -156,13 +167,14 @@ def test_every_valid_specification_is_accepted_as_written(
     wrote.
     """
     note(spec.what)
-    with reproducing(target, lambda topic: _accepting(spec, topic), ["call_target"]):
+    names = ["call_target", "recast"]
+    with reproducing(target, lambda topic: _accepting(spec, topic), names):
         _accepted(target, spec)
 
 
 def _accepted(target, spec: ValidSpec) -> None:
     __tracebackhide__ = True
-    built = call_target(spec.what, spec.make, target)
+    built = call_target(spec.what, spec.make, target, recast=recast)
     for name, value in spec.holds:
         observed = _attribute(built, name)
         if observed != value:
@@ -356,3 +368,68 @@ def test_a_wrong_argument_is_refused_naming_its_type(
             " the type it must be",
         )
         assert error is not None
+
+
+_ARGUMENTS = ("run", "workspace", "receipts", "case")
+
+
+def _subclass_examples(test):
+    for position, (base, _) in reversed(list(enumerate(ARGUMENT_FIELDS))):
+        test = example(position=position, name=f"My{base}")(test)
+    return test
+
+
+@pytest.mark.invariant("argument-types")
+@_subclass_examples
+@given(position=st.integers(0, 3), name=SUBCLASS_NAMES)
+def test_an_instance_of_a_subclass_is_judged_as_its_type(
+    target, position: int, name: str
+) -> None:
+    """evaluate_run judges an argument that is an instance of a subclass of its
+    type (adding nothing) exactly as the plain argument.
+
+    Task 1 (declare the outcome): run, workspace, receipts and case must be an
+    AgentRun, a Workspace, a ReceiptStore and an EvaluationCase; an instance
+    of a subclass is one, so refusing it (`type(run) is AgentRun`) refuses a
+    valid argument the caller was free to pass.
+    """
+    world, base = World(), ARGUMENT_FIELDS[position][0]
+    made = subclassed(f"built.args[{position}]", base, name)
+    argument = _ARGUMENTS[position]
+    context = (
+        f"the {argument} is an instance of class {name}({base}), a subclass"
+        f" adding nothing: {made}"
+    )
+
+    def body(topic: str) -> list[str]:
+        evaluated = "target.evaluate_run(*built.args)"
+        if topic:
+            evaluated = calling(EVALUATE, "target.evaluate_run", "*built.args", topic)
+        return [made, f"print({evaluated}.render())"]
+
+    with (
+        judging(world, target, context, body=body),
+        materialise(world, target) as built,
+    ):
+        recast(built.args[position], base, name)
+        note(context)
+        try:
+            report = call_target(EVALUATE, target.evaluate_run, *built.args)
+        except InvariantFailure as raised:
+            if not raised.cause.startswith("raises:"):
+                raise  # a hang or a crash is told as such
+            fail(
+                world="",
+                expected=f"a report judging the {argument} as the {base} it is",
+                observed=raised.observed,
+                headline=f"given a {argument} of class {name}, a subclass of"
+                f" {base}, {raised.observed}, but should judge it as the {base} it is",
+                hint=placed(
+                    f"an instance of a subclass of {base} is an instance of {base}:"
+                    f" check it with isinstance({argument}, {base}), not"
+                    f" type({argument}) is {base} or by its type's name",
+                    "evaluate_run",
+                ),
+                cause="argument:subclass",
+            )
+        assert_truth(report, truth(world), level=target.level)
