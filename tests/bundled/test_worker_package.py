@@ -30,7 +30,7 @@ from strategies import PASSING_WORLD
 WORKER = Path(__file__).resolve().parents[2] / "worker"
 #: The line budget of the whole package (issue 24 asks for under 500; what
 #: it holds today is the ceiling, so it can only shrink).
-CEILING = 672
+CEILING = 671
 GOAL = 500
 
 
