@@ -141,7 +141,11 @@ def _world(rng: random.Random, shape: str) -> World:
         files=(FileFact(0, parts, "exact", text),),
         results=(
             ResultFact(
-                tool, "exact" if exact else "embedded", marks[1], other(TOOLS, tool)
+                tool,
+                ("it",),
+                marks[1],
+                other(TOOLS, tool),
+                around=("", "") if exact else ("ok ", " done"),
             ),
         ),
         receipts=(
