@@ -170,7 +170,7 @@ def _false(world: World, group: str) -> World:
         longer = Edit("insert", -1, "x")  # one byte more, at the end: never equal
         return replace(world, files=(replace(world.files[0], edit=longer),))
     if group == "results":
-        return replace(world, results=(replace(world.results[0], kind="absent"),))
+        return replace(world, results=(replace(world.results[0], placed=(), at=()),))
     return replace(world, receipts=(replace(world.receipts[0], stored="absent"),))
 
 
