@@ -308,8 +308,10 @@ def result_facts(
     at drawn places; with `passing`, one placement at least is the substring
     itself; with `traps`, hardened placements too. `worlds` gives the marker."""
     tool = draw(st.integers(0, len(TOOLS) - 1))
-    shapes = ("it", *_COURSE[1:], *(HARDENED if traps else ()))
-    placed = draw(st.lists(st.sampled_from(shapes), min_size=int(passing), max_size=3))
+    shapes = st.sampled_from(("it", *_COURSE[1:], *(HARDENED if traps else ())))
+    if traps:  # the substring itself often, among traps: a hardened pass
+        shapes = st.just("it") | st.sampled_from(HARDENED) | shapes
+    placed = draw(st.lists(shapes, min_size=int(passing), max_size=3))
     if passing and "it" not in placed:
         placed[draw(st.integers(0, len(placed) - 1))] = "it"
     filler = draw(

@@ -480,5 +480,7 @@ RESULT_EXAMPLES: dict[str, ResultFact] = {
     "result_none": _ex("none"),
     "prefix_only": _ex("prefix"),
 }
-#: Hardened: one fact per placement no course evaluator need survive.
+#: Hardened: one fact per placement no course evaluator need survive, and the
+#: substring itself among all of them (the check passes).
 RESULT_TRAPS: dict[str, ResultFact] = {name: _ex(name) for name in HARDENED}
+RESULT_TRAPS["found_among_traps"] = _ex(*HARDENED[:6], "it", *HARDENED[6:])
