@@ -636,9 +636,6 @@ CONTENT_EXAMPLES: dict[str, tuple[str, Edit]] = {
 }
 
 
-_PLAYED = ("observed", "unobserved")  # a real run's, not drawn into built runs
-
-
 def _moved(
     fact: ResultFact, tool: str, mark: str, other: str, **more: Any
 ) -> ResultFact:
@@ -714,10 +711,6 @@ def _everything_world() -> World:
     )
 
 
-def _course(kinds: Any) -> tuple[str, ...]:
-    return tuple(k for k in kinds.names() if k not in _PLAYED)
-
-
 #: Hand-written worlds, each named; every course-level kind appears in one.
 EXAMPLE_WORLDS: dict[str, World] = {
     **{f"final {k}": World(final=fact) for k, fact in FINAL_EXAMPLES.items()},
@@ -726,7 +719,7 @@ EXAMPLE_WORLDS: dict[str, World] = {
         for k in ("incomplete", "incomplete_without_final", "completed_reason_limit")
         for reason in INCOMPLETE_REASONS[1:]
     },
-    **{f"file {k}": _file_world(k) for k in _course(FILE_KINDS) if k != "exact"},
+    **{f"file {k}": _file_world(k) for k in FILE_KINDS.names() if k != "exact"},
     **{f"file {k}": _content_world(*made) for k, made in CONTENT_EXAMPLES.items()},
     **{f"file spelled {s}": _file_world("exact", s) for s in SPELLINGS[1:]},
     # Every way of writing a name another system reads as a separator or a
@@ -745,7 +738,7 @@ EXAMPLE_WORLDS: dict[str, World] = {
         results=(ResultFact("read_file", marker=marker(1), repeat=True),),
         noise=_NOISE,
     ),
-    **{f"receipt {k}": _receipt_world(k) for k in _course(RECEIPT_KINDS)},
+    **{f"receipt {k}": _receipt_world(k) for k in RECEIPT_KINDS.names()},
     "receipt appended after the store was built": _receipt_world("match", "appended"),
     "receipt absent": _receipt_world("match", "absent"),
     "receipts in memory": _receipt_world("match", store="memory"),
@@ -768,7 +761,7 @@ EXAMPLE_WORLDS: dict[str, World] = {
     # receipts sit on intact lines and must fail all the same.
     **{
         f"receipt log {k}": _receipt_world("match", kind=k, extra=1)
-        for k in _course(LOG_KINDS)
+        for k in LOG_KINDS.names()
         if k != "none"
     },
     "events handed over as a list": replace(
