@@ -141,7 +141,11 @@ def _world(rng: random.Random, shape: str) -> World:
         files=(FileFact(0, parts, "exact", text),),
         results=(
             ResultFact(
-                tool, "exact" if exact else "embedded", marks[1], other(TOOLS, tool)
+                tool,
+                ("it",),
+                marks[1],
+                other(TOOLS, tool),
+                around=("", "") if exact else ("ok ", " done"),
             ),
         ),
         receipts=(
@@ -166,7 +170,7 @@ def _false(world: World, group: str) -> World:
         longer = Edit("insert", -1, "x")  # one byte more, at the end: never equal
         return replace(world, files=(replace(world.files[0], edit=longer),))
     if group == "results":
-        return replace(world, results=(replace(world.results[0], kind="absent"),))
+        return replace(world, results=(replace(world.results[0], placed=(), at=()),))
     return replace(world, receipts=(replace(world.receipts[0], stored="absent"),))
 
 

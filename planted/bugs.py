@@ -626,6 +626,15 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(ORDER, TRUTH),
     ),
     _result_bug(
+        name="result-exactly-once",
+        mistake="wants exactly one event of the tool whose result holds the"
+        " substring, so a substring found in two results fails",
+        found="sum(isinstance(e.action, ToolAction) and e.action.tool =="
+        " expected.tool and isinstance(e.result, str) and expected.contains in"
+        " e.result for e in run.events) == 1",
+        catches=(TRUTH,),
+    ),
+    _result_bug(
         name="result-ignores-tool",
         mistake="accepts the substring in the result of any tool",
         found="any(isinstance(e.action, ToolAction) and isinstance(e.result, str)"

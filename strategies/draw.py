@@ -51,7 +51,18 @@ from strategies.logs import (
     LogFact,
 )
 from strategies.receipts import RECEIPT_KINDS, ReceiptFact
-from strategies.results import RESULT_KINDS, EventSpec, ResultFact, noise_event
+from strategies.results import (
+    ASKED,
+    HARDENED,
+    INNERS,
+    PLACEMENTS,
+    RESULT_EXAMPLES,
+    RESULT_TRAPS,
+    EventSpec,
+    ResultFact,
+    noise_event,
+)
+from strategies.results import FILLER_EXCLUDED as RESULT_EXCLUDED
 from strategies.vocabulary import (
     BOM,
     EFFECT_TOOLS,
@@ -275,28 +286,56 @@ def final_facts(
     )
 
 
-def _result_fact(tool: int, shift: int, kind: str, repeat: bool) -> ResultFact:
-    # The other tool is `shift` places on from the tool: never the tool itself.
-    return ResultFact(
-        tool=TOOLS[tool],
-        kind=kind,
-        other_tool=TOOLS[(tool + 1 + shift) % len(TOOLS)],
-        repeat=repeat,
+# Result texts: any character but a marker's brackets, the bar and "N" (so
+# nothing holds "None"); one characters strategy, never a one_of, so a text is
+# drawn whole (per character it made worlds() ten times slower).
+_RESULT_CHARS = st.characters(codec="utf-8", exclude_characters=RESULT_EXCLUDED)
+_RESULT_TEXT = st.text(_RESULT_CHARS, max_size=8) | st.text(
+    _RESULT_CHARS, min_size=60, max_size=200
+)
+# What a result holding the substring may start with: an error, a failed status.
+_BEFORE = ("ok ", "", "error: could not finish near ", "status: 1\noutput:\n")
+_COURSE = tuple(p for p in PLACEMENTS if p not in HARDENED)
+
+
+@st.composite
+def result_facts(
+    draw: st.DrawFn, *, passing: bool = False, traps: bool = False
+) -> ResultFact:
+    """One result expectation and its events: filler events of any tool (or
+    invalid replies) with k >= 0 placements of the substring or a look-alike
+    at drawn places; with `passing`, one placement at least is the substring
+    itself; with `traps`, hardened placements too. `worlds` gives the marker."""
+    tool = draw(st.integers(0, len(TOOLS) - 1))
+    shapes = st.sampled_from(("it", *_COURSE[1:], *(HARDENED if traps else ())))
+    if traps:  # the substring itself often, among traps: a hardened pass
+        shapes = st.just("it") | st.sampled_from(HARDENED) | shapes
+    placed = draw(st.lists(shapes, min_size=int(passing), max_size=3))
+    if passing and "it" not in placed:
+        placed[draw(st.integers(0, len(placed) - 1))] = "it"
+    filler = draw(
+        st.lists(
+            st.tuples(st.sampled_from((*TOOLS, "invalid")), _RESULT_TEXT), max_size=4
+        )
     )
-
-
-_PLAYED = ("observed", "unobserved")  # a real run's, not drawn into built runs
-
-
-def result_facts(kinds: Sequence[str] | None = None) -> st.SearchStrategy[ResultFact]:
-    """One result expectation and its events; `worlds` gives it its marker."""
-    chosen = kinds or [k for k in RESULT_KINDS.names() if k not in _PLAYED]
-    return st.builds(
-        _result_fact,
-        st.integers(0, len(TOOLS) - 1),
-        st.integers(0, len(TOOLS) - 2),
-        st.sampled_from(chosen),
-        st.booleans(),
+    at = draw(
+        st.lists(
+            st.integers(0, len(filler)), min_size=len(placed), max_size=len(placed)
+        )
+    )
+    before = draw(st.sampled_from(_BEFORE)) + draw(_RESULT_TEXT).rstrip(": ")
+    return ResultFact(
+        TOOLS[tool],
+        tuple(placed),
+        other_tool=TOOLS[
+            (tool + 1 + draw(st.integers(0, len(TOOLS) - 2))) % len(TOOLS)
+        ],
+        repeat=draw(st.booleans()),
+        filler=tuple(filler),
+        at=tuple(sorted(at)),
+        around=(before, draw(_RESULT_TEXT)),
+        inner=draw(st.sampled_from(INNERS)),
+        asked="it" if passing else draw(st.sampled_from(tuple(ASKED))),
     )
 
 
@@ -426,7 +465,7 @@ def worlds(
     finals: st.SearchStrategy[FinalFact] | None = None,
     file_kinds: Sequence[str] | None = None,
     file_edits: bool = True,
-    result_kinds: Sequence[str] | None = None,
+    results: st.SearchStrategy[ResultFact] | None = None,
     receipt_kinds: Sequence[str] | None = None,
     stored: Sequence[str] = ("put", "appended", "absent"),
     logs: st.SearchStrategy[LogFact] | None = None,
@@ -448,7 +487,9 @@ def worlds(
         _assemble,
         finals if finals is not None else final_facts(),
         st.lists(file_facts(file_kinds, file_edits), max_size=max_files),
-        st.lists(result_facts(result_kinds), max_size=max_results),
+        st.lists(
+            results if results is not None else result_facts(), max_size=max_results
+        ),
         logs if logs is not None else log_facts(),
         st.lists(
             receipt_facts(receipt_kinds, stored),
@@ -470,9 +511,7 @@ def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
             k for k in FILE_KINDS.names(verdicts=(PASS,)) if not FILE_KINDS[k].own_path
         ],
         "file_edits": False,
-        "result_kinds": [
-            k for k in RESULT_KINDS.names(verdicts=(PASS,)) if k not in _PLAYED
-        ],
+        "results": result_facts(passing=True),
         "receipt_kinds": RECEIPT_KINDS.names(verdicts=(PASS,)),
         "stored": ("put", "appended"),
         "logs": log_facts(
@@ -505,7 +544,7 @@ def hostile_worlds(
         file_kinds=hardened(
             FILE_KINDS, "exact", "missing", "directory", "protected", "symlink_outside"
         ),
-        result_kinds=hardened(RESULT_KINDS, "embedded", "result_none", "invalid_event"),
+        results=result_facts(traps=True),
         logs=log_facts(
             kinds=hardened(LOG_KINDS, "none", "directory", "unreadable"),
             gets=(None, *HARDENED_GET_ERRORS),
@@ -596,9 +635,19 @@ CONTENT_EXAMPLES: dict[str, tuple[str, Edit]] = {
 }
 
 
-def _result_world(kind: str) -> World:
+def _moved(
+    fact: ResultFact, tool: str, mark: str, other: str, **more: Any
+) -> ResultFact:
+    """A written fact given its tool (its decoys follow), marker and other tool."""
+    filler = tuple((tool if t == fact.tool else t, x) for t, x in fact.filler)
+    return replace(
+        fact, tool=tool, marker=mark, other_tool=other, filler=filler, **more
+    )
+
+
+def _result_world(fact: ResultFact) -> World:
     return World(
-        results=(ResultFact("run_command", kind, marker(1), "edit_file"),),
+        results=(_moved(fact, "run_command", marker(1), "edit_file"),),
         noise=_NOISE,
     )
 
@@ -630,19 +679,19 @@ def _everything_world() -> World:
         FileFact(i, ("src", f"f{i}.txt"), kind, text, SPELLINGS[i % 5], edit=edit)
         for i, (kind, text, edit) in enumerate([*placed, *contents])
     )
-    results = [k for k in RESULT_KINDS.names() if k not in _PLAYED]
+    results = list(RESULT_EXAMPLES.values())
     return World(
         final=FinalFact(),
         files=files,
         results=tuple(
-            ResultFact(
+            _moved(
+                fact,
                 TOOLS[i % len(TOOLS)],
-                kind,
                 marker(1 + i),
                 TOOLS[(i + 1) % len(TOOLS)],
                 repeat=i == 0,
             )
-            for i, kind in enumerate(results)
+            for i, fact in enumerate(results)
         ),
         receipts=tuple(
             ReceiptFact(
@@ -661,10 +710,6 @@ def _everything_world() -> World:
     )
 
 
-def _course(kinds: Any) -> tuple[str, ...]:
-    return tuple(k for k in kinds.names() if k not in _PLAYED)
-
-
 #: Hand-written worlds, each named; every course-level kind appears in one.
 EXAMPLE_WORLDS: dict[str, World] = {
     **{f"final {k}": World(final=fact) for k, fact in FINAL_EXAMPLES.items()},
@@ -673,7 +718,7 @@ EXAMPLE_WORLDS: dict[str, World] = {
         for k in ("incomplete", "incomplete_without_final", "completed_reason_limit")
         for reason in INCOMPLETE_REASONS[1:]
     },
-    **{f"file {k}": _file_world(k) for k in _course(FILE_KINDS) if k != "exact"},
+    **{f"file {k}": _file_world(k) for k in FILE_KINDS.names() if k != "exact"},
     **{f"file {k}": _content_world(*made) for k, made in CONTENT_EXAMPLES.items()},
     **{f"file spelled {s}": _file_world("exact", s) for s in SPELLINGS[1:]},
     # Every way of writing a name another system reads as a separator or a
@@ -687,12 +732,12 @@ EXAMPLE_WORLDS: dict[str, World] = {
         )
         for form in range(FOREIGN_FORMS)
     },
-    **{f"result {k}": _result_world(k) for k in _course(RESULT_KINDS)},
+    **{f"result {k}": _result_world(fact) for k, fact in RESULT_EXAMPLES.items()},
     "result listed twice": World(
-        results=(ResultFact("read_file", "embedded", marker(1), repeat=True),),
+        results=(ResultFact("read_file", marker=marker(1), repeat=True),),
         noise=_NOISE,
     ),
-    **{f"receipt {k}": _receipt_world(k) for k in _course(RECEIPT_KINDS)},
+    **{f"receipt {k}": _receipt_world(k) for k in RECEIPT_KINDS.names()},
     "receipt appended after the store was built": _receipt_world("match", "appended"),
     "receipt absent": _receipt_world("match", "absent"),
     "receipts in memory": _receipt_world("match", store="memory"),
@@ -715,19 +760,19 @@ EXAMPLE_WORLDS: dict[str, World] = {
     # receipts sit on intact lines and must fail all the same.
     **{
         f"receipt log {k}": _receipt_world("match", kind=k, extra=1)
-        for k in _course(LOG_KINDS)
+        for k in LOG_KINDS.names()
         if k != "none"
     },
     "events handed over as a list": replace(
-        _result_world("after_decoy"), events_as_list=True
+        _result_world(RESULT_EXAMPLES["after_decoy"]), events_as_list=True
     ),
     "everything at once": _everything_world(),
     # Each kind of evidence holds the other's substrings: a result held only
     # by a stored receipt, a receipt's facts held only by an event.
     "crossed evidence": World(
         results=(
-            ResultFact("run_command", "absent", marker(1), "edit_file"),
-            ResultFact("edit_file", "embedded", marker(2), "read_file"),
+            ResultFact("run_command", (), marker(1), "edit_file"),
+            ResultFact("edit_file", ("it",), marker(2), "read_file"),
         ),
         receipts=(
             ReceiptFact("call-1", "edit_file", "ok", (), "match", marker(3)),
@@ -751,7 +796,13 @@ PASSING_WORLD = World(
         FileFact(1, ("docs", "b1.md"), "exact", "one\r\ntwo\r\n", "dot_slash"),
     ),
     results=(
-        ResultFact("run_command", "after_decoy", marker(1), "edit_file", repeat=True),
+        _moved(
+            RESULT_EXAMPLES["after_decoy"],
+            "run_command",
+            marker(1),
+            "edit_file",
+            repeat=True,
+        ),
     ),
     receipts=(
         ReceiptFact(
@@ -812,7 +863,7 @@ TRAP_WORLDS: dict[str, World] = {
         f"trap lookup {e}": _receipt_world("match", store="memory", get=e)
         for e in HARDENED_GET_ERRORS
     },
-    **{f"trap result {k}": _result_world(k) for k in _hardened_only(RESULT_KINDS)},
+    **{f"trap result {k}": _result_world(fact) for k, fact in RESULT_TRAPS.items()},
     **{f"trap final {k}": World(final=fact) for k, fact in FINAL_TRAPS.items()},
 }
 

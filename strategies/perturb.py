@@ -20,7 +20,7 @@ from strategies.files import FILE_KINDS, file_perturbations
 from strategies.finals import final_changes
 from strategies.plans import wrong_facts
 from strategies.receipts import RECEIPT_KINDS
-from strategies.results import RESULT_KINDS
+from strategies.results import result_changes
 from strategies.world import World, check_positions
 
 __all__ = ["Perturbation", "perturbations", "perturbed_worlds"]
@@ -77,12 +77,11 @@ def perturbations(world: World) -> list[Perturbation]:
                 )
             )
     for i, result in enumerate(world.results):
-        for kind in RESULT_KINDS.perturbations():
-            changed = replace(result, kind=kind.name)
+        for words, changes, changed in result_changes(result):
             found.append(
                 Perturbation(
-                    f"result {result.tool} {result.marker}: {kind.perturbation}",
-                    kind.changes,
+                    f"result {result.tool} {result.marker}: {words}",
+                    changes,
                     at["result", i],
                     replace(world, results=_swap(world.results, i, changed)),
                 )

@@ -257,7 +257,8 @@ def played_world(
             for index, (path, text) in enumerate(outcome.files)
         ),
         results=tuple(
-            ResultFact(tool, "observed", text) for tool, text in outcome.results
+            ResultFact(tool, marker=text, played="observed")
+            for tool, text in outcome.results
         ),
         receipts=tuple(
             ReceiptFact(
@@ -382,7 +383,9 @@ def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact
         ]
         for label, tool, text in candidates:
             if _result_holds(outcome, tool, text) is False:
-                changed_result = ResultFact(tool, "unobserved", text, note=label)
+                changed_result = ResultFact(
+                    tool, marker=text, note=label, played="unobserved"
+                )
                 wrong.append(
                     WrongFact(
                         label,

@@ -40,7 +40,10 @@ from strategies.results import (
     EventSpec,
     ResultFact,
     result_asks,
+    result_cause,
     result_events,
+    result_hint,
+    result_words,
     tool_event,
 )
 
@@ -456,8 +459,8 @@ def truth(world: World) -> tuple[ExpectedCheck, ...]:
             _check("file", f"file:{fact.path}", kind, _file_words(fact), hint)
         )
     for fact in _results_in_case(world):
-        kind = RESULT_KINDS[fact.kind]
-        hint = kind.hint
+        kind = replace(RESULT_KINDS[fact.kind], name=result_cause(fact))
+        hint = result_hint(fact)
         if fact.repeat:
             hint += "; a repeated result expectation gives a repeated check"
         checks.append(
@@ -519,9 +522,7 @@ def _file_words(fact: FileFact) -> str:
 
 
 def _result_words(fact: ResultFact) -> str:
-    how = RESULT_KINDS[fact.kind].words.format(
-        tool=fact.tool, other=fact.other_tool, upper=fact.tool.upper(), note=fact.note
-    )
+    how = result_words(fact)
     twice = " (listed twice in the case)" if fact.repeat else ""
     return f"result {fact.tool} {result_asks(fact)!r}{twice}: {how}"
 

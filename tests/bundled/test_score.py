@@ -196,7 +196,7 @@ def test_the_probes_worlds_are_drawn_from_the_seed():
     exact = next(p.true_world for p in probes(7) if p.shape == "exact")
     assert exact.receipts[0].result == exact.receipts[0].marker
     assert exact.final.pieces == ("", "")
-    assert exact.results[0].kind == "exact"
+    assert exact.results[0].around == ("", "")
 
 
 def _probe(tmp_path: Path, *plants: str, seed: int = 0) -> list[str]:

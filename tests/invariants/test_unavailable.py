@@ -81,7 +81,7 @@ def _unavailable(world: World):
     # truth invariant's.
     no_final = world.final.value == "none"
     none_results = {
-        f"result:{fact.tool}" for fact in world.results if fact.kind == "result_none"
+        f"result:{fact.tool}" for fact in world.results if "none" in fact.placed
     }
 
     def judged(check: ExpectedCheck) -> bool:

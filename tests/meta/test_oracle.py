@@ -41,12 +41,21 @@ from strategies import (
     perturbations,
     played_worlds,
     truth,
+    world_events,
     worlds,
 )
 from strategies.draw import contents, edits, final_facts
 from strategies.edits import EDITS, Edit
 from strategies.files import file_kind
 from strategies.finals import FINAL_EXAMPLES, hits, layout
+from strategies.results import (
+    HARDENED,
+    RESULT_EXAMPLES,
+    RESULT_TRAPS,
+    result_asks,
+    result_events,
+)
+from strategies.results import hits as result_hits
 
 GROUPS = {
     "final": (FINAL_KINDS, lambda world: [world.final.kind]),
@@ -230,7 +239,7 @@ def test_edits_reach_every_verdict_of_their_own() -> None:
     [
         lambda: FinalFact(value="nope"),
         lambda: FileFact(0, ("a0",), "nope"),
-        lambda: ResultFact(kind="nope"),
+        lambda: ResultFact(placed=("nope",)),
         lambda: ReceiptFact(kind="nope"),
         lambda: LogFact(kind="nope"),
     ],
@@ -274,6 +283,49 @@ def test_the_final_examples_keep_every_old_final_kind() -> None:
     for name, fact in FINAL_EXAMPLES.items():
         assert FINAL_KINDS[fact.kind].passes == (name in passing), name
         assert f"final {name}" in EXAMPLE_WORLDS
+
+
+def _holds(event, tool: str, asked: str) -> bool:
+    """The contract's result rule, said again plainly over one neutral event."""
+    return (
+        event.action == "tool"
+        and event.tool == tool
+        and isinstance(event.result, str)
+        and asked in event.result
+    )
+
+
+@settings(max_examples=300, database=None, deadline=None)
+@given(world=worlds() | hostile_worlds())
+@example(world=EXAMPLE_WORLDS["everything at once"])
+def test_a_result_passes_exactly_when_an_event_of_its_tool_holds_it(world) -> None:
+    """A result fact's truth by construction is the contract's rule over the
+    whole run's events (other facts', noise, crossed ones): it passes exactly
+    when an event whose action is a call of that tool has a string result
+    holding what the case asks, and its own events hold that as often as it
+    was placed."""
+    events = world_events(world)
+    for fact in world.results:
+        asked = result_asks(fact)
+        passes = any(_holds(event, fact.tool, asked) for event in events)
+        assert RESULT_KINDS[fact.kind].passes == passes, describe(world)
+        own = sum(_holds(event, fact.tool, asked) for event in result_events(fact))
+        assert own == result_hits(fact), describe(world)
+
+
+def test_the_result_examples_keep_every_old_result_kind() -> None:
+    """Every result the old kind table named is still a written example (one
+    world per mistake, met under any seed), with the verdict it had."""
+    passing = {
+        "embedded", "exact", "after_decoy", "before_decoy", "error_result",
+        "failed_status", "among_many", "repeated", "look_alike_then_it",
+    }  # fmt: skip
+    for name, fact in RESULT_EXAMPLES.items():
+        assert RESULT_KINDS[fact.kind].passes == (name in passing), name
+        assert f"result {name}" in EXAMPLE_WORLDS
+    for name, fact in RESULT_TRAPS.items():
+        assert fact.kind == ("trap" if name in HARDENED else name), name
+        assert f"trap result {name}" in TRAP_WORLDS
 
 
 def _flips_exactly(world: World) -> None:

@@ -111,7 +111,7 @@ def test_the_hostile_judgement_catches_a_crash(bundled, kind: str) -> None:
 def test_the_hostile_judgement_catches_a_passed_trap(bundled) -> None:
     """It fails on an evaluator for which a list result holding the substring
     is a match (`"x" in ["x"]`)."""
-    world = World(results=(ResultFact("run_command", "result_list", "[B]"),))
+    world = World(results=(ResultFact("run_command", ("result_list",), "[B]"),))
     with pytest.raises(InvariantFailure, match=r"result:run_command: FAIL"):
         judge_hostile(rewritten(bundled, _naive_results), world)
 
