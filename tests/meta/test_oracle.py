@@ -231,8 +231,8 @@ def test_edits_reach_every_verdict_of_their_own() -> None:
         lambda: FinalFact(value="nope"),
         lambda: FileFact(0, ("a0",), "nope"),
         lambda: ResultFact(kind="nope"),
-        lambda: ReceiptFact(kind="nope"),
-        lambda: LogFact(kind="nope"),
+        lambda: ReceiptFact(elsewhere=("nope",)),
+        lambda: LogFact(trap="nope"),
     ],
     ids=["final", "file", "result", "receipt", "log"],
 )
