@@ -678,18 +678,10 @@ _TWO = ("src/app.py", "docs/b.md")
 
 def _receipt_world(name: str = "match", stored: str = "put", **log: Any) -> World:
     """Two receipts, the first changed as RECEIPT_EXAMPLES[name] says."""
-    first = dict(RECEIPT_EXAMPLES[name])
+    first: Any = {"artifacts": _TWO, "marker": marker(1), **RECEIPT_EXAMPLES[name]}
     return World(
         receipts=(
-            ReceiptFact(
-                "call-1",
-                "edit_file",
-                "ok",
-                first.pop("artifacts", _TWO),  # type: ignore[arg-type]
-                first.pop("marker", marker(1)),  # type: ignore[arg-type]
-                stored,
-                **first,  # type: ignore[arg-type]
-            ),
+            ReceiptFact("call-1", "edit_file", "ok", stored=stored, **first),
             ReceiptFact("call-2", "run_command", "error", (), marker(2)),
         ),
         log=LogFact(**log),

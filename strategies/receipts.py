@@ -304,23 +304,13 @@ RECEIPT_KINDS: Kinds[Kind] = Kinds(
             "look the call id up exactly: 'CALL-1' is not 'call-1', so the receipt"
             " is absent",
         ),
-        Kind(
-            "tool",
-            FAIL,
-            "the expectation names another tool",
-            "the receipt's tool must equal the expected tool",
-        ),
-        Kind(
-            "exit_state",
-            FAIL,
-            "the expectation has the other exit state",
-            "the receipt's exit_state must equal the expected one",
-        ),
-        Kind(
-            "result",
-            FAIL,
-            "the stored result does not hold the expected substring",
-            "result_contains must occur in the receipt's result, exactly",
+        *(
+            Kind(name, FAIL, f"the expectation {words}", hint)
+            for name, words, hint in (
+                ("tool", "names another tool", "the tools must be equal (==)"),
+                ("exit_state", "has the other exit state", "exit states must be equal"),
+                ("result", "asks what the stored result lacks", "search the result"),
+            )
         ),
         Kind(
             "artifacts",
