@@ -27,7 +27,7 @@ from typing import Any
 from judge.nodes import Node, file_nodes
 from strategies.files import ROOT_BYTES, SPARSE_SIZES
 from strategies.finals import final_text
-from strategies.logs import LOG_KINDS, call_id_of, tamper
+from strategies.logs import LOG_KINDS, LogDamage, call_id_of, tamper
 from strategies.plan_steps import (
     Denied,
     EditFile,
@@ -77,24 +77,22 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Damage:
-    """What a log kind does to the bytes the target's store wrote: pure, on
-    bytes only known once the target has written them."""
+    """What the drawn damage does to the bytes the target's store wrote:
+    pure, on bytes only known once the target has written them."""
 
-    kind: str
-    line: int
-    variant: int
+    damage: LogDamage
 
     def conflicting(self, data: bytes) -> Stored | None:
         """The receipt whose line (written by the target) the damage needs:
-        for "conflict", a different receipt under the picked line's call id."""
-        if self.kind != "conflict":
+        for a conflicting repeat, a different receipt under the line's call id."""
+        if self.damage.op != "repeat" or not self.damage.arg:
             return None
         lines = data.splitlines(keepends=True)
-        return _conflicting(call_id_of(lines[self.line % len(lines)]))
+        return _conflicting(call_id_of(lines[self.damage.line % len(lines)]))
 
     def applied(self, data: bytes, conflict: bytes) -> bytes:
         """`data` damaged; `conflict` is the line of `conflicting(data)`."""
-        return tamper(data, self.kind, self.line, self.variant, conflict)
+        return tamper(data, self.damage, conflict)
 
 
 @dataclass(frozen=True)
@@ -197,8 +195,8 @@ def _log(world: World, root: str) -> Log:
     elif kind.replace:
         replacement = Replacement(kind.replace)
     damage = None
-    if not kind.replace and kind.damage is not None:
-        damage = Damage(fact.kind, fact.line, fact.variant)
+    if not kind.replace and fact.damage.op != "kept":
+        damage = Damage(fact.damage)
     appended = tuple(
         stored_receipt(f) for f in world.receipts if stored_as(f, fact) == "appended"
     )

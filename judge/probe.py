@@ -154,7 +154,6 @@ def _world(rng: random.Random, shape: str) -> World:
                 receipt_tool,
                 rng.choice(("ok", "error")),
                 ("/".join(parts),),
-                "match",
                 marks[2],
                 result=marks[2] if exact else "",
             ),

@@ -733,6 +733,24 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(TRUTH,),
     ),
     PlantedBug(
+        name="receipt-result-once",
+        task="receipts",
+        mistake="wants the substring in the receipt's result exactly once, so a"
+        " result that repeats it fails",
+        old="expected.result_contains in result",
+        new="result.count(expected.result_contains) == 1",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="receipt-result-first-line",
+        task="receipts",
+        mistake="searches only the first line of the receipt's result (a command's"
+        " output starts on its third)",
+        old="expected.result_contains in result",
+        new='expected.result_contains in result.partition("\\n")[0]',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
         name="receipt-exit-state-ignored",
         task="receipts",
         mistake="never compares the receipt's exit state",

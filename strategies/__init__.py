@@ -40,10 +40,10 @@ _HOMES = {
     "strategies.edits": "Edit",
     "strategies.results": "RESULT_KINDS EventSpec ResultFact",
     "strategies.receipts": "RECEIPT_KINDS ReceiptFact",
-    "strategies.logs": "LOG_KINDS LogFact",
+    "strategies.logs": "LOG_EXAMPLES LOG_KINDS LogDamage LogFact",
     "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS",
     "strategies.draw": "CONTENT_EXAMPLES EXAMPLE_WORLDS PASSING_WORLD TEXTS"
-    " TRAP_WORLDS examples file_facts hostile_worlds log_facts noise_events"
+    " TRAP_WORLDS examples file_facts hostile_worlds log_damages log_facts noise_events"
     " passing_worlds unavailable_worlds with_perturbations worlds",
     "strategies.plan_steps": "Denied EditFile Invalid ListFiles Plan ReadFile Refused"
     " RunCommand SeedFile WriteFile",

@@ -15,6 +15,7 @@ every run, whatever the seed. `TRAP_WORLDS` do the same for hardened kinds.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -46,11 +47,16 @@ from strategies.kinds import PASS, UNAVAILABLE
 from strategies.logs import (
     COURSE_GET_ERRORS,
     HARDENED_GET_ERRORS,
+    KEYS,
     LOCATIONS,
+    LOG_EXAMPLES,
     LOG_KINDS,
+    NEVER_UTF8,
+    LogDamage,
     LogFact,
+    damage_effect,
 )
-from strategies.receipts import RECEIPT_KINDS, ReceiptFact
+from strategies.receipts import FORMS, PLACES, RECEIPT_EXAMPLES, ReceiptFact
 from strategies.results import (
     ASKED,
     HARDENED,
@@ -85,6 +91,7 @@ __all__ = [
     "file_facts",
     "final_facts",
     "hostile_worlds",
+    "log_damages",
     "log_facts",
     "noise_events",
     "passing_worlds",
@@ -134,14 +141,12 @@ _WORDS = ("done", "ok", "é日", "finished")
 # no protected name such as "credentials".
 _SEGMENTS = ("src", "app", "docs", "日本", "a", "über", "ñu", "my dir", "a b", "ré")
 _SUFFIXES = ("", ".txt", ".py", ".md")
-# Changed artifacts: no digit, so the fixed ones the kinds add ("out/a0.txt")
-# never equal a drawn one.
-_ARTIFACTS = (
-    (),
-    ("src/app.py",),
-    ("src/app.py", "docs/b.md"),
-    ("b.md", "a.md", "日本/c.txt"),
-)
+# Changed artifacts as a receipt stores them: normalised paths of any
+# letters (a composed or a decomposed accent), and unnormalised ones.
+_ARTIFACT = st.lists(
+    st.text("ab日é\u0301-", min_size=1, max_size=4), min_size=1, max_size=3
+).map("/".join) | st.sampled_from(("src/app.py", "docs/b.md", "out/cafe\u0301.txt"))
+_RAW_ARTIFACT = st.sampled_from(("./src/app.py", "a//b.md", "docs/./b.md"))
 _CALL_ID_STYLES = ("call-{}", "c{}", "call {}", "呼叫-{}")
 
 
@@ -254,13 +259,12 @@ _MARKERS = st.text("AaéÉfiFI", min_size=1, max_size=3).map(lambda m: f"[{m}]")
 
 
 @st.composite
-def final_facts(
-    draw: st.DrawFn, *, values: Sequence[str] = ("text", "none"), passing: bool = False
+def text_layouts(
+    draw: st.DrawFn, mark: str, *, passing: bool = False, filler: Any = None
 ) -> FinalFact:
-    """How the run ended and its final laid out: k >= 0 occurrences of the
-    substring among look-alikes and filler; with `passing`, a completed run
-    whose final text holds it."""
-    mark = draw(_MARKERS)
+    """A text laid out as filler with `mark` placed k >= 0 times among its
+    look-alikes, and what is asked (the substring or a look-alike); with
+    `passing`, the text holds the asked substring."""
     head, tail = draw(st.text(_CHARS, max_size=3)), draw(st.text(_CHARS, max_size=3))
     overlap = bool(head) and draw(st.booleans())
     tail = head if overlap else tail
@@ -270,19 +274,28 @@ def final_facts(
     if passing and "it" not in placed:
         placed[draw(st.integers(0, len(placed) - 1))] = "it"
     asks = ["it", *(n for n in shapes if n in ASKS)]
-    pieces = draw(st.lists(_FILLER, min_size=len(placed) + 1, max_size=len(placed) + 1))
+    filler = _FILLER if filler is None else filler
+    pieces = draw(st.lists(filler, min_size=len(placed) + 1, max_size=len(placed) + 1))
+    asked = "it" if passing else draw(st.sampled_from(asks))
     return FinalFact(
-        tuple(pieces),
-        tuple(placed),
-        mark,
-        head,
-        tail,
+        tuple(pieces), tuple(placed), mark, head, tail, asked=asked, overlap=overlap
+    )
+
+
+@st.composite
+def final_facts(
+    draw: st.DrawFn, *, values: Sequence[str] = ("text", "none"), passing: bool = False
+) -> FinalFact:
+    """How the run ended and its final laid out: k >= 0 occurrences of the
+    substring among look-alikes and filler; with `passing`, a completed run
+    whose final text holds it."""
+    text = draw(text_layouts(draw(_MARKERS), passing=passing))
+    return replace(
+        text,
         completed=passing or draw(st.booleans()),
         reason=draw(st.sampled_from(REASONS)),
         closing=draw(st.sampled_from(CLOSINGS)),
         value="text" if passing else draw(st.sampled_from(values)),
-        asked="it" if passing else draw(st.sampled_from(asks)),
-        overlap=overlap,
     )
 
 
@@ -339,70 +352,125 @@ def result_facts(
     )
 
 
-@dataclass(frozen=True)
-class _ReceiptDraft:
-    style: str
-    tool: str
-    exit_state: str
-    artifacts: tuple[str, ...]
-    kind: str
-    stored: str
-
-    def at(self, index: int, mark: str) -> ReceiptFact:
-        return ReceiptFact(
-            call_id=self.style.format(index + 1),
-            tool=self.tool,
-            exit_state=self.exit_state,
-            artifacts=self.artifacts,
-            kind=self.kind,
-            marker=mark,
-            stored=self.stored,
-        )
+# Filler of a receipt's result: short (the final's filler spans long texts),
+# or a fixed long or multi-line one.
+_SHORT = st.text(_CHARS, max_size=8) | st.sampled_from(
+    ("é" * 80, "status: 1\noutput:\n")
+)
 
 
+def _sometimes(draw: st.DrawFn, value: Any, default: Any) -> Any:
+    """`value` one time in four, else `default` (what a shrink goes back to)."""
+    return value if draw(st.integers(0, 3)) == 3 else default
+
+
+@st.composite
 def receipt_facts(
-    kinds: Sequence[str] | None = None,
+    draw: st.DrawFn,
+    *,
+    passing: bool = False,
     stored: Sequence[str] = ("put", "appended", "absent"),
-) -> st.SearchStrategy[_ReceiptDraft]:
-    """Drafts of receipt facts; `worlds` gives each its call id and marker."""
-    return st.builds(
-        _ReceiptDraft,
-        style=st.sampled_from(_CALL_ID_STYLES),
-        tool=st.sampled_from(EFFECT_TOOLS),
-        exit_state=st.sampled_from(("ok", "error")),
-        artifacts=st.sampled_from(_ARTIFACTS),
-        kind=st.sampled_from(kinds or RECEIPT_KINDS.names()),
-        stored=st.sampled_from(stored),
+) -> tuple[str, ReceiptFact]:
+    """A call id style and a receipt fact: the stored receipt drawn, then
+    each field of the expectation changed or not, apart from the others
+    (with `passing`, only changes that keep it true); `worlds` gives it its
+    call id and marker."""
+    tool = draw(st.sampled_from(EFFECT_TOOLS))
+    raw = () if passing else _sometimes(draw, (draw(_RAW_ARTIFACT),), ())
+    artifacts = (*draw(st.lists(_ARTIFACT, max_size=3, unique=True)), *raw)
+    elsewhere = tuple(draw(st.lists(st.sampled_from(PLACES), max_size=2, unique=True)))
+    fact = ReceiptFact(
+        tool=tool,
+        exit_state=draw(st.sampled_from(("ok", "error"))),
+        artifacts=tuple(dict.fromkeys(artifacts)),
+        stored=draw(st.sampled_from(stored)),
+        layout=draw(
+            text_layouts("[A]", passing=passing or draw(st.booleans()), filler=_SHORT)
+        ),
+        elsewhere=elsewhere,
+        spellings=tuple(draw(st.lists(st.sampled_from(SPELLINGS), max_size=2))),
     )
+    if not passing:
+        pool = len(fact.artifacts) + ("artifact" in elsewhere)
+        picks = st.permutations(range(pool)).map(tuple) | st.lists(
+            st.integers(0, pool), max_size=pool + 2
+        ).map(tuple)
+        variants = (*TOOLS, tool.upper(), tool[:-1], tool + "s", tool.title())
+        fact = replace(
+            fact,
+            expected_tool=_sometimes(draw, draw(st.sampled_from(variants)), ""),
+            other_exit=_sometimes(draw, True, False),
+            picks=_sometimes(draw, draw(picks), None),
+            form=_sometimes(draw, draw(st.sampled_from(FORMS)), ""),
+            other_id=draw(st.integers(0, 7)) == 7,
+        )
+    return draw(st.sampled_from(_CALL_ID_STYLES)), fact
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=5,
+)
+# A line that is no receipt: JSON with fewer keys than a receipt has, or text
+# that is no JSON (its first character never starts a JSON value).
+_NOT_RECEIPTS = _JSON.map(json.dumps) | st.text(min_size=0, max_size=20).map(
+    lambda text: "#" + text
+)
+# A value of another type than the field's (one no loader converts back).
+_OTHER_TYPE = st.none() | st.booleans() | st.integers()
+
+
+@st.composite
+def _damages(draw: st.DrawFn) -> LogDamage:
+    op = draw(st.sampled_from([k for k, v in LOG_KINDS.items() if not v.replace]))
+    line = draw(st.integers(-1, 4))
+    at = draw(st.integers(-1, 300) | st.sampled_from((0, -1)))
+    if op == "byte":
+        return LogDamage(op, line, at, chr(draw(st.sampled_from(NEVER_UTF8))))
+    if op == "line":
+        return LogDamage(op, line, at % 2, draw(_NOT_RECEIPTS))
+    if op in ("key", "field"):
+        key = draw(st.sampled_from(("", *KEYS) if op == "key" else tuple(KEYS)))
+        if op == "key":
+            names = st.text("abtoly_", min_size=0 if key else 1, max_size=8)
+            value = draw(names.filter(lambda n: n not in KEYS))
+        else:
+            changed = st.just("") | _OTHER_TYPE.map(json.dumps)
+            if KEYS[key] is str:
+                json_values = _JSON.filter(lambda v: not isinstance(v, str))
+                changed |= json_values.map(json.dumps)
+            value = draw(changed)
+        return LogDamage(op, line, arg=key, value=value)
+    arg = {"repeat": draw(st.sampled_from(("", "conflict"))), "endings": "\r\n"}
+    return LogDamage(op, line, at, arg.get(op, ""))
+
+
+def log_damages(
+    effects: Sequence[str] = ("valid", "shortened", "unavailable"),
+) -> st.SearchStrategy[LogDamage]:
+    """One operator at a drawn line and position of the log, its effect one
+    of `effects` (see `strategies.logs.damage_effect`)."""
+    return _damages().filter(lambda damage: damage_effect(damage) in effects)
 
 
 def _log(
-    store: str,
-    location: str,
-    kind: str,
-    line: int,
-    variant: int,
-    get: str | None,
-    workspace_store: str,
-    extra: int,
+    store: str, location: str, damage: LogDamage, trap: str, *rest: Any
 ) -> LogFact:
-    # Damage only means something for a log file; a memory store has none.
-    return LogFact(
-        store,
-        location,
-        kind if store == "path" else "none",
-        line,
-        variant,
-        get,
-        workspace_store,
-        extra,
-    )
+    # Damage and traps only mean something for a log file.
+    path = store == "path"
+    kept = damage if path and not trap else LogDamage()
+    return LogFact(store, location, kept, trap if path else "", *rest)
 
 
 def log_facts(
     *,
     stores: Sequence[str] = ("path", "memory", "missing"),
-    kinds: Sequence[str] | None = None,
+    damages: st.SearchStrategy[LogDamage] | None = None,
+    traps: Sequence[str] = ("directory", "unreadable"),
     gets: Sequence[str | None] = (None, *COURSE_GET_ERRORS),
 ) -> st.SearchStrategy[LogFact]:
     """Which store evaluation gets, where its log is and how it is damaged."""
@@ -410,9 +478,8 @@ def log_facts(
         _log,
         st.sampled_from(stores),
         st.sampled_from(LOCATIONS),
-        st.sampled_from(kinds or LOG_KINDS.names()),
-        st.integers(0, 4),
-        st.integers(0, 6),
+        damages if damages is not None else log_damages(),
+        st.sampled_from(("", "", "", "", *traps)),
         st.sampled_from(gets),
         st.sampled_from(("same", "separate")),
         st.integers(0, 2),
@@ -434,7 +501,7 @@ def _assemble(
     drafts: list[_FileDraft],
     results: list[ResultFact],
     log: LogFact,
-    receipt_drafts: list[_ReceiptDraft],
+    receipt_drafts: list[tuple[str, ReceiptFact]],
     noise: list[EventSpec],
     modified: int,
     as_list: bool,
@@ -443,7 +510,8 @@ def _assemble(
     files = tuple(d.at(i) for i, d in enumerate(drafts))
     marked = tuple(replace(r, marker=marker(1 + i)) for i, r in enumerate(results))
     receipts = tuple(
-        d.at(i, marker(1 + len(marked) + i)) for i, d in enumerate(receipt_drafts)
+        replace(fact, call_id=style.format(i + 1), marker=marker(1 + len(marked) + i))
+        for i, (style, fact) in enumerate(receipt_drafts)
     )
     # `modified` is a bit mask over the files: which of them the run lists.
     chosen = sorted(f.path for i, f in enumerate(files) if modified >> i & 1)
@@ -466,7 +534,7 @@ def worlds(
     file_kinds: Sequence[str] | None = None,
     file_edits: bool = True,
     results: st.SearchStrategy[ResultFact] | None = None,
-    receipt_kinds: Sequence[str] | None = None,
+    passing_receipts: bool = False,
     stored: Sequence[str] = ("put", "appended", "absent"),
     logs: st.SearchStrategy[LogFact] | None = None,
     max_files: int = 3,
@@ -492,7 +560,7 @@ def worlds(
         ),
         logs if logs is not None else log_facts(),
         st.lists(
-            receipt_facts(receipt_kinds, stored),
+            receipt_facts(passing=passing_receipts, stored=stored),
             min_size=min_receipts,
             max_size=max_receipts,
         ),
@@ -512,11 +580,12 @@ def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
         ],
         "file_edits": False,
         "results": result_facts(passing=True),
-        "receipt_kinds": RECEIPT_KINDS.names(verdicts=(PASS,)),
+        "passing_receipts": True,
         "stored": ("put", "appended"),
         "logs": log_facts(
             stores=("path", "memory"),
-            kinds=LOG_KINDS.names(verdicts=(PASS,)),
+            damages=log_damages(("valid",)),
+            traps=(),
             gets=(None,),
         ),
     }
@@ -546,7 +615,8 @@ def hostile_worlds(
         ),
         results=result_facts(traps=True),
         logs=log_facts(
-            kinds=hardened(LOG_KINDS, "none", "directory", "unreadable"),
+            damages=st.just(LogDamage()),
+            traps=hardened(LOG_KINDS, "directory", "unreadable"),
             gets=(None, *HARDENED_GET_ERRORS),
         ),
         max_files=max_files,
@@ -652,19 +722,16 @@ def _result_world(fact: ResultFact) -> World:
     )
 
 
-def _receipt_world(receipt: str, stored: str = "put", **log: Any) -> World:
+_TWO = ("src/app.py", "docs/b.md")
+
+
+def _receipt_world(name: str = "match", stored: str = "put", **log: Any) -> World:
+    """Two receipts, the first changed as RECEIPT_EXAMPLES[name] says."""
+    first: Any = {"artifacts": _TWO, "marker": marker(1), **RECEIPT_EXAMPLES[name]}
     return World(
         receipts=(
-            ReceiptFact(
-                "call-1",
-                "edit_file",
-                "ok",
-                ("src/app.py", "docs/b.md"),
-                receipt,
-                marker(1),
-                stored,
-            ),
-            ReceiptFact("call-2", "run_command", "error", (), "match", marker(2)),
+            ReceiptFact("call-1", "edit_file", "ok", stored=stored, **first),
+            ReceiptFact("call-2", "run_command", "error", (), marker(2)),
         ),
         log=LogFact(**log),
     )
@@ -694,15 +761,13 @@ def _everything_world() -> World:
             for i, fact in enumerate(results)
         ),
         receipts=tuple(
-            ReceiptFact(
-                f"call-{i + 1}",
-                "edit_file",
-                "ok",
-                ("src/app.py", "docs/b.md"),
-                kind,
-                marker(1 + len(results) + i),
+            replace(
+                _receipt_world(name).receipts[0],
+                call_id=f"call-{i + 1}",
+                marker=marker(1 + len(results) + i),
             )
-            for i, kind in enumerate(RECEIPT_KINDS.names())
+            for i, name in enumerate(RECEIPT_EXAMPLES)
+            if "marker" not in RECEIPT_EXAMPLES[name]
         ),
         log=LogFact(location="beside"),
         noise=_NOISE,
@@ -737,7 +802,7 @@ EXAMPLE_WORLDS: dict[str, World] = {
         results=(ResultFact("read_file", marker=marker(1), repeat=True),),
         noise=_NOISE,
     ),
-    **{f"receipt {k}": _receipt_world(k) for k in RECEIPT_KINDS.names()},
+    **{f"receipt {k}": _receipt_world(k) for k in RECEIPT_EXAMPLES},
     "receipt appended after the store was built": _receipt_world("match", "appended"),
     "receipt absent": _receipt_world("match", "absent"),
     "receipts in memory": _receipt_world("match", store="memory"),
@@ -759,10 +824,11 @@ EXAMPLE_WORLDS: dict[str, World] = {
     # The damaged line is the unrelated receipt's (line 0), so both declared
     # receipts sit on intact lines and must fail all the same.
     **{
-        f"receipt log {k}": _receipt_world("match", kind=k, extra=1)
-        for k in LOG_KINDS.names()
-        if k != "none"
+        f"receipt log {k}": _receipt_world(damage=damage, extra=1)
+        for k, damage in LOG_EXAMPLES.items()
     },
+    "receipt log directory": _receipt_world(trap="directory", extra=1),
+    "receipt log unreadable": _receipt_world(trap="unreadable", extra=1),
     "events handed over as a list": replace(
         _result_world(RESULT_EXAMPLES["after_decoy"]), events_as_list=True
     ),
@@ -775,10 +841,12 @@ EXAMPLE_WORLDS: dict[str, World] = {
             ResultFact("edit_file", ("it",), marker(2), "read_file"),
         ),
         receipts=(
-            ReceiptFact("call-1", "edit_file", "ok", (), "match", marker(3)),
-            ReceiptFact("call-2", "write_file", "ok", (), "match", marker(4), "absent"),
-            ReceiptFact(
-                "call-3", "edit_file", "ok", (), "marker_in_call_id", marker(5)
+            ReceiptFact("call-1", "edit_file", "ok", (), marker(3)),
+            ReceiptFact("call-2", "write_file", "ok", (), marker(4), "absent"),
+            replace(
+                _receipt_world("marker_in_call_id").receipts[0],
+                call_id="call-3",
+                marker=marker(5),
             ),
         ),
         noise=_NOISE,
@@ -805,10 +873,8 @@ PASSING_WORLD = World(
         ),
     ),
     receipts=(
-        ReceiptFact(
-            "call-1", "edit_file", "ok", ("src/app.py", "docs/b.md"), "match", marker(2)
-        ),
-        ReceiptFact("call-2", "run_command", "error", (), "match", marker(3)),
+        ReceiptFact("call-1", "edit_file", "ok", _TWO, marker(2)),
+        ReceiptFact("call-2", "run_command", "error", (), marker(3)),
     ),
     log=LogFact(location="beside"),
 )
@@ -855,10 +921,7 @@ def _hardened_only(kinds: Any) -> tuple[str, ...]:
 #: simplest traps first: files, logs and lookups, events, finals.
 TRAP_WORLDS: dict[str, World] = {
     **{f"trap file {k}": _file_world(k) for k in _hardened_only(FILE_KINDS)},
-    **{
-        f"trap log {k}": _receipt_world("match", kind=k)
-        for k in _hardened_only(LOG_KINDS)
-    },
+    **{f"trap log {k}": _receipt_world(trap=k) for k in _hardened_only(LOG_KINDS)},
     **{
         f"trap lookup {e}": _receipt_world("match", store="memory", get=e)
         for e in HARDENED_GET_ERRORS

@@ -1,35 +1,40 @@
 """The receipt log: which store evaluation is handed, and how its log is damaged.
 
 Logs are never written by hand. A valid line is whatever the target's own
-`ReceiptStore(path).put(EffectReceipt(...))` appends; damage then works on
-the bytes (or replaces the file by what a kind puts there), so every kind of
-damage is exactly the damage named and nothing else. The byte functions are
-pure.
-
-A log kind's `effect` says what it does to every receipt check: "valid" (each
-receipt is judged by its own fact), "unavailable" (every check fails with
-'receipt evidence unavailable: ...') or "absent" (nothing is stored, so every
-check fails with 'receipt is absent').
+`ReceiptStore(path).put(EffectReceipt(...))` appends, one line per receipt;
+a `LogDamage` then applies one drawn operator at a drawn line and position
+of those bytes (a cut at any byte, an invalid UTF-8 byte, a line that is no
+receipt, a key removed, renamed or added, a field changed under the old
+digest, a line repeated, other line endings, raw Unicode), or a trap stands
+at the log's path instead (a directory, a FIFO...). What the damage does to
+every receipt check follows from the operator and the position alone
+(`damage_effect`): "valid" (each receipt is judged by its own fact),
+"shortened" (the lines from the cut on are gone, so their receipts are
+absent) or "unavailable" (every check fails with 'receipt evidence
+unavailable: ...'). The byte function `tamper` is pure.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from strategies.kinds import FAIL, PASS, UNAVAILABLE, Kind, Kinds
+from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind, Kinds
 
 __all__ = [
     "COURSE_GET_ERRORS",
     "HARDENED_GET_ERRORS",
     "LOCATIONS",
+    "LOG_EXAMPLES",
     "LOG_KINDS",
+    "LogDamage",
     "LogFact",
     "LogKind",
     "TamperError",
     "call_id_of",
+    "damage_effect",
+    "damage_words",
     "tamper",
 ]
 
@@ -51,6 +56,41 @@ _STORES = ("path", "memory", "missing")
 #: Where the log is: in the workspace root, beside it, or beside it in a
 #: directory reached through a symlink (so resolving its path changes it).
 LOCATIONS = ("inside", "beside", "linked")
+#: A log line's keys (the contract's list) and the type json.loads gives each.
+KEYS = {"arguments": dict, "changed_artifacts": list} | dict.fromkeys(
+    ("exit_state", "receipt_id", "result", "tool", "tool_call_id"), str
+)
+#: Bytes that are never valid UTF-8, wherever they stand.
+NEVER_UTF8 = bytes([0xC0, 0xC1, *range(0xF5, 0x100)])
+
+
+@dataclass(frozen=True)
+class LogDamage:
+    """Operator `op` done at line `line` (modulo the lines; one more where a
+    line is inserted) and position `at` of the log (see `tamper`).
+
+    cut: the log ends at the line's start (`at` 0), before its newline (-1)
+    or inside it. byte: byte `at` (modulo the line's) made `arg`, a byte no
+    UTF-8 holds. line: `arg` (no receipt) put before the line (`at` 0) or in
+    its place. key: key `arg` renamed `value` ("" removed; `arg` "": added).
+    field: field `arg` made the JSON `value` ("": its old value and more).
+    repeat: the line again, or (`arg` "conflict") another receipt under its
+    call id. endings: newlines made `arg`. raw: non-ASCII written raw.
+    """
+
+    op: str = "kept"
+    line: int = 0
+    at: int = 0
+    arg: str = ""
+    value: str = ""
+
+    def __post_init__(self) -> None:
+        if LOG_KINDS[self.op].replace:  # an unknown operator is refused at once
+            raise ValueError(f"log damage: {self.op!r} is a trap, not an operator")
+        if self.op == "key" and not (self.arg or self.value):
+            raise ValueError("log damage: a key added needs a name")
+        if self.op in ("key", "field") and self.arg not in ("", *KEYS):
+            raise ValueError(f"log damage: key {self.arg!r}")
 
 
 @dataclass(frozen=True)
@@ -60,8 +100,8 @@ class LogFact:
     store: "path" (a ReceiptStore over a log file), "memory" (no path) or
     "missing" (a path whose log does not exist). `location` puts the log in
     the workspace root ("inside"), beside it, or beside it through a
-    symlinked directory ("linked"). `kind` is the log's damage
-    (for a path store), `line` and `variant` pick where and how. `get`
+    symlinked directory ("linked"). `damage` is done to the log's bytes (a
+    path store's only); `trap` names what stands at its path instead. `get`
     names what the handed store's `get` raises, or "junk" for a `get` that
     returns a dict (None: it works). `workspace_store` is "same" (the
     workspace holds the store evaluation is given) or "separate" (the
@@ -71,175 +111,143 @@ class LogFact:
 
     store: str = "path"
     location: str = "inside"
-    kind: str = "none"
-    line: int = 0
-    variant: int = 0
+    damage: LogDamage = field(default_factory=LogDamage)
+    trap: str = ""
     get: str | None = None
     workspace_store: str = "same"
     extra: int = 0
 
     def __post_init__(self) -> None:
-        LOG_KINDS[self.kind]  # an unknown kind is refused here, at once
         if self.store not in _STORES:
             raise ValueError(f"log: store {self.store!r}")
-        if self.store != "path" and self.kind != "none":
-            raise ValueError(f"log: a {self.store} store has no log to damage")
+        if self.trap and (self.store != "path" or not LOG_KINDS[self.trap].replace):
+            raise ValueError(f"log: no trap {self.trap!r} for a {self.store} store")
+        if (self.store != "path" or self.trap) and self.damage != LogDamage():
+            raise ValueError("log: only a path store's log file can be damaged")
         if self.location not in LOCATIONS:
             raise ValueError(f"log: location {self.location!r}")
         if self.get not in (None, *COURSE_GET_ERRORS, *HARDENED_GET_ERRORS):
             raise ValueError(f"log: get {self.get!r}")
 
+    @property
+    def kind(self) -> str:
+        """The trap at the log's path, or the operator done to it."""
+        return self.trap or self.damage.op
+
 
 @dataclass(frozen=True)
 class LogKind(Kind):
-    """A kind of log: its effect on every receipt check, and how it is made.
+    """An operator on the log's bytes, or a trap standing at its path.
 
-    `damage(data, line, variant, conflict)` rewrites a valid log's bytes;
-    `replace` names what stands at the log path instead ("directory", "fifo",
-    "symlink_to_fifo", "sparse", "million_lines", "long_line", "unreadable").
-    `needs_line`: the damage works on an existing line, so one is stored.
+    `replace` names the trap ("directory", "fifo", "symlink_to_fifo",
+    "sparse", "million_lines", "long_line", "unreadable"). `needs_extra`:
+    the log must hold an unrelated receipt whose result is not ASCII.
     """
 
-    effect: str = "valid"
-    damage: Callable[[bytes, int, int, bytes], bytes] | None = None
     replace: str = ""
-    needs_line: bool = False
-    #: The log must hold an unrelated receipt (whose result is not ASCII).
     needs_extra: bool = False
+
+    @property
+    def needs_line(self) -> bool:
+        """The operator works on an existing line, so one is stored."""
+        return self.name in ("repeat", "cut", "byte", "key", "field")
 
 
 class TamperError(Exception):
     """The log does not have the lines the tampering needs."""
 
 
-#: JSON values that are not objects, one per line.
-NON_OBJECTS = ("[]", "42", "null", '"receipt"', "true", '["call-1"]')
-#: Keys one line may lose.
-MISSING_KEYS = (
-    "receipt_id",
-    "tool",
-    "result",
-    "changed_artifacts",
-    "tool_call_id",
-    "exit_state",
-    "arguments",
-)
-#: Fields changed under a stale digest.
-STALE_FIELDS = (
-    "result",
-    "tool",
-    "exit_state",
-    "changed_artifacts",
-    "arguments",
-    "tool_call_id",
-)
+def damage_effect(damage: LogDamage) -> str:
+    """What the damage does to the log: "valid", "shortened" or "unavailable".
+
+    A cut at a line's start or before its newline leaves whole lines (a
+    valid log of fewer receipts); anywhere else it leaves a proper prefix of
+    a JSON object, never valid JSON. Every other change to a line's bytes
+    either breaks its UTF-8 or JSON or changes a field the digest covers
+    (a type change is of a type no loader converts back: null, a boolean or
+    a number for the list and the object).
+    """
+    if damage.op == "cut":
+        return "shortened" if damage.at in (0, -1) else "unavailable"
+    if damage.op == "repeat":
+        return "unavailable" if damage.arg else "valid"
+    return "valid" if damage.op in ("kept", "endings", "raw") else "unavailable"
 
 
-def _lines(data: bytes) -> list[bytes]:
-    return data.splitlines(keepends=True)
+def _dump(payload: object, ascii_only: bool = True) -> bytes:
+    return (
+        json.dumps(payload, sort_keys=True, ensure_ascii=ascii_only) + "\n"
+    ).encode()
 
 
-def _pick(lines: list[bytes], index: int) -> int:
-    if not lines:
-        raise TamperError("the log has no line to tamper with")
-    return index % len(lines)
-
-
-def _dump(payload: object) -> bytes:
-    return (json.dumps(payload, sort_keys=True) + "\n").encode()
-
-
-def _changed(payload: dict[str, Any], field: str) -> dict[str, Any]:
+def _changed(payload: dict[str, Any], damage: LogDamage) -> dict[str, Any]:
     changed = dict(payload)
-    value = changed.get(field)
-    if field == "exit_state":
-        changed[field] = "error" if value == "ok" else "ok"
-    elif field == "changed_artifacts":
-        changed[field] = [*(value or []), "tampered.txt"]
-    elif field == "arguments":
-        changed[field] = {**(value or {}), "tampered": True}
+    if damage.op == "key":
+        if damage.arg:
+            value = changed.pop(damage.arg)
+            if damage.value:
+                changed[damage.value] = value
+        else:
+            changed[damage.value] = "added"
+        return changed
+    old = changed[damage.arg]
+    if damage.value:
+        changed[damage.arg] = json.loads(damage.value)
+    elif isinstance(old, list):
+        changed[damage.arg] = [*old, "tampered.txt"]
+    elif isinstance(old, dict):
+        changed[damage.arg] = {**old, "tampered": True}
     else:
-        changed[field] = f"{value}!"
+        changed[damage.arg] = f"{old}!"
     return changed
 
 
-def _insert(value: Callable[[int], bytes]) -> Callable[[bytes, int, int, bytes], bytes]:
-    def damage(data: bytes, line: int, variant: int, conflict: bytes) -> bytes:
-        lines = _lines(data)
-        i = line % (len(lines) + 1)
-        return b"".join([*lines[:i], value(variant), *lines[i:]])
-
-    return damage
-
-
-def _one_line(
-    change: Callable[[bytes, bool, int], bytes],
-) -> Callable[[bytes, int, int, bytes], bytes]:
-    """Damage that rewrites one existing line: `change(line, is_last, variant)`."""
-
-    def damage(data: bytes, line: int, variant: int, conflict: bytes) -> bytes:
-        lines = _lines(data)
-        i = _pick(lines, line)
-        damaged = change(lines[i], i == len(lines) - 1, variant)
-        return b"".join([*lines[:i], damaged, *lines[i + 1 :]])
-
-    return damage
-
-
-def _repeated(data: bytes, line: int, variant: int, conflict: bytes) -> bytes:
-    lines = _lines(data)
-    i = _pick(lines, line)
-    return b"".join([*lines[: i + 1], lines[i], *lines[i + 1 :]])
-
-
-def _truncated(original: bytes, last: bool, variant: int) -> bytes:
-    body = original.rstrip(b"\n")
-    # A proper prefix of one JSON object is never valid JSON: its outer brace
-    # is not closed. The last line keeps no newline (a torn write).
-    cut = body[: max(1, len(body) // 2)]
-    return cut if last else cut + b"\n"
-
-
-def _invalid_utf8(original: bytes, last: bool, variant: int) -> bytes:
-    body = original.rstrip(b"\n")
-    middle = len(body) // 2
-    return body[:middle] + b"\xff" + body[middle:] + b"\n"
-
-
-def _json_change(
-    change: Callable[[dict[str, Any], int], dict[str, Any]],
-) -> Callable[[bytes, bool, int], bytes]:
-    return lambda original, last, variant: _dump(change(json.loads(original), variant))
-
-
-def _raw_unicode(data: bytes, line: int, variant: int, conflict: bytes) -> bytes:
-    """Every line written again with its non-ASCII characters raw, not escaped:
-    the same receipts, still valid UTF-8 JSON."""
-    return b"".join(
-        (
-            json.dumps(json.loads(one), sort_keys=True, ensure_ascii=False) + "\n"
-        ).encode()
-        for one in data.splitlines()
-    )
-
-
-def _without_key(payload: dict[str, Any], variant: int) -> dict[str, Any]:
-    key = MISSING_KEYS[variant % len(MISSING_KEYS)]
-    return {k: v for k, v in payload.items() if k != key}
-
-
-def tamper(data: bytes, kind: str, line: int, variant: int, conflict: bytes) -> bytes:
-    """`data` (a valid log) with the byte damage of `kind`; `conflict` is a
-    valid line for a different receipt under the picked line's call id."""
-    damage = LOG_KINDS[kind].damage
-    if damage is None:
-        raise ValueError(f"log kind {kind!r} does not damage bytes")
-    return damage(data, line, variant, conflict)
+def tamper(data: bytes, damage: LogDamage, conflict: bytes = b"") -> bytes:
+    """`data` (a valid log) with `damage` done; `conflict` is a valid line
+    for a different receipt under the picked line's call id."""
+    lines = data.splitlines(keepends=True)
+    op = damage.op
+    if op == "kept":
+        return data
+    if op == "raw":
+        return b"".join(_dump(json.loads(one), False) for one in lines)
+    if op == "endings":
+        return data.replace(b"\n", damage.arg.encode())
+    if op == "line":
+        i = damage.line % (len(lines) + 1)
+        rest = lines[i + (damage.at != 0) :]
+        return b"".join([*lines[:i], damage.arg.encode() + b"\n", *rest])
+    if not lines:
+        raise TamperError("the log has no line to tamper with")
+    i = damage.line % len(lines)
+    before, line, after = b"".join(lines[:i]), lines[i], b"".join(lines[i + 1 :])
+    body = line.rstrip(b"\n")
+    if op == "cut":
+        if damage.at in (0, -1):
+            return before + (body if damage.at else b"")
+        return before + body[: 1 + (damage.at - 1) % (len(body) - 1)]
+    if op == "byte":
+        at = damage.at % len(line)
+        return (
+            before + line[:at] + damage.arg.encode("latin-1") + line[at + 1 :] + after
+        )
+    if op == "repeat":
+        return before + line + (conflict if damage.arg else line) + after
+    return before + _dump(_changed(json.loads(line), damage)) + after
 
 
 def call_id_of(line: bytes) -> str:
     """The tool call id a valid log line records."""
     return str(json.loads(line)["tool_call_id"])
+
+
+def damage_words(damage: LogDamage, lines: int) -> str:
+    """The damage in words, for a log of `lines` lines before it."""
+    i = damage.line % max(1, lines + (damage.op == "line"))
+    where = {0: "at the start of", -1: "before the newline of"}.get(damage.at, "inside")
+    return LOG_KINDS[damage.op].words.format(
+        line=i + 1, where=where, at=damage.at, arg=damage.arg, value=damage.value
+    ) + ("" if damage.op in ("kept", "raw", "endings") else f" (of {lines} line(s))")
 
 
 _RELOAD = (
@@ -254,122 +262,93 @@ _REGULAR_LOG = (
 )
 
 
-def _broken(name: str, words: str, hint: str = _RELOAD, **more: Any) -> LogKind:
-    return LogKind(name, UNAVAILABLE, words, hint, effect="unavailable", **more)
-
-
-def _trap(name: str, words: str, replace: str) -> LogKind:
-    return LogKind(
-        name,
-        UNAVAILABLE,
-        words,
-        _REGULAR_LOG,
-        level="hardened",
-        effect="unavailable",
-        replace=replace,
-    )
+def _trap(name: str, words: str, level: str = "hardened", hint: str = _REGULAR_LOG):
+    return LogKind(name, UNAVAILABLE, words, hint, level=level, replace=name)
 
 
 LOG_KINDS: Kinds[LogKind] = Kinds(
     "log",
     [
-        LogKind("none", PASS, "untouched", _RELOAD),
+        LogKind("kept", PASS, "untouched", _RELOAD),
         LogKind(
-            "duplicate_identical",
-            PASS,
-            "one line repeated identically (still valid)",
-            "an identical repeated line is valid: a store loads it once",
-            damage=_repeated,
-            needs_line=True,
-        ),
-        LogKind(
-            "raw_unicode",
+            "raw",
             PASS,
             "written again with non-ASCII characters raw instead of escaped"
             " (the same receipts, still valid UTF-8 JSON Lines)",
             "the log is UTF-8 JSON Lines: load it with a fresh ReceiptStore(path);"
             " do not require the escaped, ASCII-only form put() writes",
-            damage=_raw_unicode,
             needs_extra=True,
         ),
         LogKind(
-            "emptied",
-            FAIL,
-            "emptied after the receipts were put (a valid, empty log)",
-            "reload the log: what it holds now is what counts, and an empty log"
-            " holds no receipt ('receipt is absent')",
-            effect="absent",
-            damage=lambda data, line, variant, conflict: b"",
+            "endings",
+            PASS,
+            "with every newline made {arg!r} (the same receipts)",
+            "a line ending of CRLF still ends a line: load the log with a fresh"
+            " ReceiptStore(path)",
         ),
-        _broken(
-            "non_json",
-            "a line that is not JSON",
-            damage=_insert(lambda variant: b"this line is not JSON\n"),
+        LogKind(
+            "repeat",
+            EITHER,
+            "line {line} repeated (identically, or with {arg!r} as a different"
+            " receipt under its call id)",
+            "an identical repeated line is valid (a store loads it once); two"
+            " different receipts under one call id make the log unloadable",
         ),
-        _broken(
-            "truncated",
-            "one line cut short",
-            damage=_one_line(_truncated),
-            needs_line=True,
+        LogKind(
+            "cut",
+            EITHER,
+            "cut {where} line {line} (at {at})",
+            "reload the log: what it holds now is what counts; a whole line cut"
+            " away leaves its receipt absent, a line cut inside is no JSON and"
+            " fails every receipt check",
         ),
-        _broken(
-            "invalid_utf8",
-            "an invalid UTF-8 byte in one line",
-            damage=_one_line(_invalid_utf8),
-            needs_line=True,
+        *(
+            LogKind(name, UNAVAILABLE, words, _RELOAD)
+            for name, words in (
+                ("byte", "byte {at} of line {line} made {arg!r}, never UTF-8"),
+                ("line", "the line {arg!r} put before or in place of line {line}"),
+                ("key", "line {line} with its key {arg!r} renamed {value!r}"),
+                ("field", "line {line} with {arg} made {value!r} under its digest"),
+            )
         ),
-        _broken(
-            "non_object",
-            "a line holding a JSON value that is not an object",
-            damage=_insert(
-                lambda variant: NON_OBJECTS[variant % len(NON_OBJECTS)].encode() + b"\n"
-            ),
+        _trap(
+            "directory", "a directory where the log file should be", "course", _RELOAD
         ),
-        _broken(
-            "missing_key",
-            "one line missing a key",
-            damage=_one_line(_json_change(_without_key)),
-            needs_line=True,
-        ),
-        _broken(
-            "extra_key",
-            "one line with an extra key",
-            damage=_one_line(_json_change(lambda p, v: {**p, "note": "added"})),
-            needs_line=True,
-        ),
-        _broken(
-            "stale_digest",
-            "one line with a field changed under its old receipt_id",
-            damage=_one_line(
-                _json_change(
-                    lambda p, v: _changed(p, STALE_FIELDS[v % len(STALE_FIELDS)])
-                )
-            ),
-            needs_line=True,
-        ),
-        _broken(
-            "conflict",
-            "a second, different, valid receipt under an existing call id",
-            damage=lambda data, line, variant, conflict: data + conflict,
-            needs_line=True,
-        ),
-        _broken(
-            "directory", "a directory where the log file should be", replace="directory"
-        ),
-        _broken(
+        _trap(
             "unreadable",
             "a log whose name is longer than NAME_MAX, so loading it raises OSError",
+            "course",
             "loading a log can raise OSError (here ENAMETOOLONG, before any line is"
             " read): catch OSError as well as AgentError and UnicodeError, and fail"
             " every receipt check with 'receipt evidence unavailable: ...'",
-            replace="unreadable",
         ),
-        _trap("fifo", "a FIFO where the log file should be", "fifo"),
-        _trap("symlink_to_fifo", "a symlink to a FIFO as the log", "symlink_to_fifo"),
-        _trap("sparse", "a sparse log of 4 GiB of NUL bytes (one line)", "sparse"),
-        _trap(
-            "million_lines", "a million short lines, none a receipt", "million_lines"
-        ),
-        _trap("long_line", "one JSON line of 2 MiB", "long_line"),
+        _trap("fifo", "a FIFO where the log file should be"),
+        _trap("symlink_to_fifo", "a symlink to a FIFO as the log"),
+        _trap("sparse", "a sparse log of 4 GiB of NUL bytes (one line)"),
+        _trap("million_lines", "a million short lines, none a receipt"),
+        _trap("long_line", "one JSON line of 2 MiB"),
     ],
 )
+
+#: Written-out damage, one per kind the old table named (and a few more),
+#: kept as explicit examples so each is met under any seed. Line 0 is the
+#: first line (an unrelated receipt's, in the example worlds).
+LOG_EXAMPLES: dict[str, LogDamage] = {
+    "duplicate_identical": LogDamage("repeat"),
+    "raw_unicode": LogDamage("raw"),
+    "crlf": LogDamage("endings", arg="\r\n"),
+    "emptied": LogDamage("cut"),
+    "cut_after_the_first_line": LogDamage("cut", 0, -1),
+    "non_json": LogDamage("line", arg="this line is not JSON"),
+    "trailing_garbage": LogDamage("line", -1, arg="#"),
+    "truncated": LogDamage("cut", -1, 9),
+    "invalid_utf8": LogDamage("byte", 0, 40, "\xff"),
+    "non_object": LogDamage("line", arg="[]"),
+    "non_object_in_place": LogDamage("line", 0, 1, '["call-1"]'),
+    "missing_key": LogDamage("key", arg="receipt_id"),
+    "renamed_key": LogDamage("key", arg="tool", value="Tool"),
+    "extra_key": LogDamage("key", value="note"),
+    "stale_digest": LogDamage("field", arg="result"),
+    "type_changed": LogDamage("field", arg="changed_artifacts", value="null"),
+    "conflict": LogDamage("repeat", arg="conflict"),
+}

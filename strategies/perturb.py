@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from strategies.files import FILE_KINDS, file_perturbations
 from strategies.finals import final_changes
 from strategies.plans import wrong_facts
-from strategies.receipts import RECEIPT_KINDS
+from strategies.receipts import receipt_changes
 from strategies.results import result_changes
 from strategies.world import World, check_positions
 
@@ -87,10 +87,7 @@ def perturbations(world: World) -> list[Perturbation]:
                 )
             )
     for i, receipt in enumerate(world.receipts):
-        options = [
-            (kind.perturbation, kind.changes, replace(receipt, kind=kind.name))
-            for kind in RECEIPT_KINDS.perturbations()
-        ]
+        options = receipt_changes(receipt)
         options.append(
             (
                 "receipt removed from the store",

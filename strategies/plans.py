@@ -49,7 +49,7 @@ from strategies.plan_steps import (
     effect_tool,
     replies,
 )
-from strategies.receipts import RECEIPT_KINDS, ReceiptFact, applies
+from strategies.receipts import ReceiptFact, receipt_changes
 from strategies.results import ResultFact
 from strategies.vocabulary import TOOLS
 from strategies.world import World, check_positions
@@ -266,7 +266,6 @@ def played_world(
                 r.tool,
                 r.exit_state,
                 r.changed_artifacts,
-                "match",
                 r.contains[0],
                 "played",
                 r.result,
@@ -401,9 +400,9 @@ def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact
     ]
     for i, fact in enumerate(world.receipts):
         options = [
-            (kind.perturbation or kind.words, replace(fact, kind=kind.name))
-            for kind in RECEIPT_KINDS.values()
-            if not kind.passes and kind.changes == "case"
+            (words, changed)
+            for words, side, changed in receipt_changes(fact)
+            if side == "case"
         ]
         options += [
             (
@@ -414,8 +413,6 @@ def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact
             if call_id not in taken
         ]
         for label, changed_receipt in options:
-            if changed_receipt.stored == "played" and not applies(changed_receipt):
-                continue
             wrong.append(
                 WrongFact(
                     f"receipt {fact.call_id}: {label}",

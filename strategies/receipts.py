@@ -1,68 +1,108 @@
-"""Receipts: each expectation, the receipt stored for it, and every kind.
+"""Receipts: the stored receipt drawn from its space, the expectation derived from it.
 
-A receipt fact is a receipt stored under a call id (through the store, or
-appended to the log after the store was built, or not at all) and an
-expectation of it; the kind says how the expectation differs from what was
-stored. A kind changes one thing only: the tool, the exit state, the result
-substring, the changed-artifact tuple, or where the marker sits.
-
-Facts of real runs (`stored="played"`) describe a receipt the target's own
-workspace recorded: nothing is stored for them, and a kind applies only
-where it really makes the expectation false (`applies`).
+A receipt fact is a receipt stored under a call id (through the store,
+appended to the log after the store was built, not at all, or recorded by a
+real run) and the case's expectation of it. The stored receipt is drawn: its
+tool, exit state, changed artifacts, and its result laid out as filler with
+the marker placed k >= 0 times (by `strategies.finals`, so the count is
+known: `hits`), the marker perhaps also where it must not count (the call
+id, an artifact, the arguments). The expectation is the stored facts with
+each field changed or not, apart from the others (`ReceiptFact`), and the
+check passes exactly when no field is wrong (`mismatches`). A real run's
+receipt (`stored="played"`) carries its actual `result`, which the plan's
+replay knows: its substring is searched in that text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import unicodedata
 from dataclasses import dataclass, replace
 
-from strategies.files import spelled
-from strategies.kinds import FAIL, PASS, Kind, Kinds
+from strategies.finals import LOOKALIKES, FinalFact, asked_text, hits, layout
+from strategies.kinds import FAIL, PASS, Kind, Kinds, UnknownKindError
+from strategies.paths import SPELLINGS, spelled
 from strategies.vocabulary import EFFECT_TOOLS, TOOLS, other
 
 __all__ = [
+    "RECEIPT_EXAMPLES",
     "RECEIPT_KINDS",
     "STORED",
     "Expectation",
     "ReceiptFact",
-    "ReceiptKind",
     "Stored",
+    "mismatches",
+    "receipt_changes",
     "receipt_expectation",
+    "receipt_kind",
     "stored_receipt",
 ]
 
 #: How a receipt is (not) stored: through the store, appended to the log
 #: after the store was built (only a reload sees it), absent, or recorded by
-#: a real run.
+#: a real run. Truly a list.
 STORED = ("put", "appended", "absent", "played")
-
-_DEFAULT_ARTIFACTS = ("out/a0.txt", "out/b0.txt")
+#: Where else the marker may sit, where it must not count.
+PLACES = ("call_id", "artifact", "arguments")
+#: Unicode forms a case may write its artifacts in ("": as stored).
+FORMS = ("", "NFC", "NFD")
+#: The artifact an expectation may add: pick number len(stored artifacts).
+MORE = "out/more0.txt"
+_RESULT = FinalFact(("done ", " ok"))
 
 
 @dataclass(frozen=True)
 class ReceiptFact:
-    """One receipt expectation and the receipt stored for it.
+    """A stored receipt, drawn, and the expectation's drawn changes to it.
 
-    `tool`, `exit_state` and `artifacts` are the stored receipt's; `marker`
-    is the substring its result holds (a real run's: a substring of its
-    actual `result`).
+    Stored: `tool`, `exit_state`, `artifacts` (as stored: never normalised),
+    the result (`layout`'s text with `marker` as its marker, or `result`
+    when given: a real run's), the marker also in each of `elsewhere`.
+    Expected: `expected_tool` ("" the stored one), the other exit state
+    when `other_exit`, `layout.asked` (the substring or a look-alike), the
+    artifacts `picks` (indices into the stored ones, len = MORE; None: each
+    once, in order) written with `spellings` (cycled) in Unicode `form`,
+    and the call id in the other letter case when `other_id`.
     """
 
     call_id: str = "call-1"
     tool: str = "edit_file"
     exit_state: str = "ok"
     artifacts: tuple[str, ...] = ()
-    kind: str = "match"
     marker: str = "[C]"
     stored: str = "put"
-    result: str = ""  # a real run's actual result; derived from the marker otherwise
+    result: str = ""
+    layout: FinalFact = _RESULT
+    elsewhere: tuple[str, ...] = ()
+    expected_tool: str = ""
+    other_exit: bool = False
+    picks: tuple[int, ...] | None = None
+    spellings: tuple[str, ...] = ()
+    form: str = ""
+    other_id: bool = False
 
     def __post_init__(self) -> None:
-        RECEIPT_KINDS[self.kind]  # an unknown kind is refused here, at once
-        if self.stored not in STORED:
-            raise ValueError(f"receipt: stored {self.stored!r}")
+        for name, values, known in (
+            ("stored", (self.stored,), STORED),
+            ("place", self.elsewhere, PLACES),
+            ("spelling", self.spellings, SPELLINGS),
+            ("form", (self.form,), FORMS),
+        ):
+            for value in values:
+                if value not in known:
+                    raise UnknownKindError(
+                        f"unknown receipt {name} kind {value!r}; the receipt"
+                        f" {name} kinds are: {', '.join(known)}"
+                    )
         if self.exit_state not in ("ok", "error"):
             raise ValueError(f"receipt: exit_state {self.exit_state!r}")
+        pool = len(self.artifacts) + ("artifact" in self.elsewhere)
+        if any(not 0 <= p <= pool for p in self.picks or ()):
+            raise ValueError(f"receipt: picks {self.picks} of {pool} artifacts")
+
+    @property
+    def kind(self) -> str:
+        """The first field the expectation gets wrong (a RECEIPT_KINDS name)."""
+        return next(iter(mismatches(self)), "match")
 
 
 @dataclass(frozen=True)
@@ -79,7 +119,7 @@ class Stored:
 
 @dataclass(frozen=True)
 class Expectation:
-    """The case's ReceiptExpectation, as plain values."""
+    """The case's ReceiptExpectation, as plain values (artifacts as written)."""
 
     call_id: str
     tool: str
@@ -88,362 +128,239 @@ class Expectation:
     artifacts: tuple[str, ...]
 
 
-def _artifacts(fact: ReceiptFact, need: int) -> tuple[str, ...]:
-    """The fact's artifacts, topped up with fixed paths to `need` of them
-    (never for a real run's receipt, which is what it is)."""
-    artifacts = fact.artifacts
-    if fact.stored == "played":
-        return artifacts
-    for extra in _DEFAULT_ARTIFACTS:
-        if len(artifacts) >= need:
-            break
-        if extra not in artifacts:
-            artifacts = (*artifacts, extra)
-    return artifacts
+def _text(fact: ReceiptFact) -> FinalFact:
+    return replace(fact.layout, marker=fact.marker)
 
 
-def _arguments(fact: ReceiptFact, artifacts: tuple[str, ...]) -> dict[str, object]:
+def _arguments(tool: str, artifacts: tuple[str, ...]) -> dict[str, object]:
     path = artifacts[0] if artifacts else "notes.txt"
-    if fact.tool == "run_command":
+    if tool == "run_command":
         return {"argv": ["python", "-c", "print('ok')"]}
-    if fact.tool == "write_file":
+    if tool == "write_file":
         return {"path": path, "content": "text"}
     return {"path": path, "old": "1", "new": "2"}
 
 
-Change = Callable[[ReceiptFact, Expectation], Expectation]
-
-
-@dataclass(frozen=True)
-class ReceiptKind(Kind):
-    """A kind of receipt fact.
-
-    `need` artifacts must be stored for the kind to mean anything (they are
-    topped up for drawn receipts); `expect` changes the matching expectation;
-    `hide` moves the marker out of the result: "call_id", "artifact" or
-    "arguments" (the result then holds no marker).
-    """
-
-    need: int = 0
-    expect: Change = lambda fact, matching: matching
-    hide: str = ""
-    #: The expectation names a call id nothing is stored under.
-    absent: bool = False
-    no_artifacts: bool = False
-    result: str = "done {marker} ok"
-    stored_artifacts: Callable[[tuple[str, ...]], tuple[str, ...]] | None = None
-
-
 def stored_receipt(fact: ReceiptFact) -> Stored:
     """The receipt stored for `fact` (for a real run: the one it recorded)."""
-    kind = RECEIPT_KINDS[fact.kind]
-    artifacts = () if kind.no_artifacts else _artifacts(fact, kind.need)
-    if kind.stored_artifacts is not None:
-        artifacts = kind.stored_artifacts(artifacts)
-    call_id = fact.call_id
-    arguments = _arguments(fact, artifacts)
-    result = fact.result or kind.result.format(
-        marker=fact.marker, swapped=fact.marker.swapcase()
-    )
-    if kind.hide:
-        result = "done ok"
-        if kind.hide == "call_id":
-            call_id = f"{fact.call_id}-{fact.marker}"
-        elif kind.hide == "artifact":
-            artifacts = (*artifacts, f"out/{fact.marker}.txt")
-        else:
-            arguments = {**arguments, "note": fact.marker}
+    hide = fact.marker
+    call_id = f"{fact.call_id}-{hide}" if "call_id" in fact.elsewhere else fact.call_id
+    artifacts = fact.artifacts
+    if "artifact" in fact.elsewhere:
+        artifacts = (*artifacts, f"out/{hide}.txt")
+    arguments = _arguments(fact.tool, fact.artifacts)
+    if "arguments" in fact.elsewhere:
+        arguments["note"] = hide
+    result = fact.result or layout(_text(fact))
     return Stored(call_id, fact.tool, arguments, fact.exit_state, result, artifacts)
+
+
+def normalised(path: str) -> str:
+    """A case's path as the contract stores it: no empty or '.' component."""
+    return "/".join(part for part in path.split("/") if part not in ("", "."))
 
 
 def receipt_expectation(fact: ReceiptFact) -> Expectation:
     """The case's expectation for `fact`."""
     stored = stored_receipt(fact)
-    matching = Expectation(
-        stored.call_id, stored.tool, stored.exit_state, fact.marker, stored.artifacts
+    pool = (*stored.artifacts, MORE)
+    picks = range(len(stored.artifacts)) if fact.picks is None else fact.picks
+    spellings = fact.spellings or ("plain",)
+    artifacts = tuple(
+        unicodedata.normalize(fact.form, written) if fact.form else written
+        for i, p in enumerate(picks)
+        for written in [
+            spelled(tuple(pool[p].split("/")), spellings[i % len(spellings)])
+        ]
     )
-    return RECEIPT_KINDS[fact.kind].expect(fact, matching)
+    call_id = stored.call_id
+    if fact.other_id:
+        swapped = call_id.swapcase()
+        call_id = swapped if swapped != call_id else f"X{call_id}"
+    return Expectation(
+        call_id,
+        fact.expected_tool or stored.tool,
+        other(("ok", "error"), stored.exit_state)
+        if fact.other_exit
+        else fact.exit_state,
+        asked_text(_text(fact)),
+        artifacts,
+    )
 
 
-def applies(fact: ReceiptFact) -> bool:
-    """Whether the kind really gives the fact its verdict (a real run's receipt
-    may lack what a kind changes: no artifacts to reverse, no letter to swap)."""
+def result_hits(fact: ReceiptFact) -> int:
+    """How often the stored result holds the asked substring: from the layout,
+    or (a given result, a real run's) from that known text."""
+    if fact.result:
+        return fact.result.count(receipt_expectation(fact).contains)
+    return hits(_text(fact))
+
+
+def mismatches(fact: ReceiptFact) -> tuple[str, ...]:
+    """The fields the expectation gets wrong, in the contract's order."""
+    stored, expected = stored_receipt(fact), receipt_expectation(fact)
+    wrong = {
+        "call_id": fact.other_id,
+        "tool": expected.tool != stored.tool,
+        "exit_state": expected.exit_state != stored.exit_state,
+        "result": not result_hits(fact),
+        "artifacts": tuple(map(normalised, expected.artifacts)) != stored.artifacts,
+    }
+    return tuple(name for name, is_wrong in wrong.items() if is_wrong)
+
+
+def _hint(fact: ReceiptFact, field: str) -> str:
+    """The usual mistake behind a wrong verdict on this fact."""
+    stored, expected = stored_receipt(fact), receipt_expectation(fact)
+    text = stored.result
+    if field == "match":
+        at = text.find(expected.contains)
+        if result_hits(fact) > 1:
+            return "the substring may occur more than once: `in`, not a count of 1"
+        if at >= 80 or "\n" in text[:at]:
+            return "search the whole result, not its first line or characters"
+        if expected.artifacts != stored.artifacts:
+            return (
+                "changed artifacts are stored normalised: compare the normalised tuple"
+            )
+    if field == "tool":
+        if expected.tool.lower() == stored.tool.lower():
+            return "the receipt's tool must equal the expected tool exactly (case too)"
+        if expected.tool in stored.tool or stored.tool in expected.tool:
+            return "compare the receipt's tool with ==, not `in` or startswith"
+    if field == "result":
+        if fact.elsewhere:
+            return (
+                "search receipt.result only: not the call id, the artifacts or"
+                " the arguments (nor the whole receipt serialised)"
+            )
+        shapes = [fact.layout.asked, *fact.layout.placed]
+        for shape in shapes:
+            if shape in LOOKALIKES:
+                return LOOKALIKES[shape][1].replace("run.final", "receipt.result")
+    if field == "artifacts":
+        wanted = tuple(map(normalised, expected.artifacts))
+        if any(a != normalised(a) for a in stored.artifacts):
+            return "compare the receipt's artifacts as stored: do not normalise them"
+        if sorted(wanted) == sorted(stored.artifacts):
+            return "compare the exact artifact tuple, order included: not as a set"
+        if set(wanted) == set(stored.artifacts):
+            return "compare changed_artifacts as the exact tuple: repeats count"
+        if fact.form:
+            return "compare artifacts exactly: 'é' and 'e\u0301' are different names"
+    return RECEIPT_KINDS[field].hint
+
+
+def receipt_kind(fact: ReceiptFact) -> Kind:
+    """The fact's kind, its hint fitted to how the expectation is wrong."""
     kind = RECEIPT_KINDS[fact.kind]
+    return replace(kind, hint=_hint(fact, kind.name))
+
+
+def receipt_changes(fact: ReceiptFact) -> list[tuple[str, str, ReceiptFact]]:
+    """Single changes of a passing receipt fact that fail it: (words, "case"
+    or "world", the changed fact); the ones that change nothing are left out."""
     stored = stored_receipt(fact)
-    expected = receipt_expectation(fact)
-    matches = (
-        expected.tool == stored.tool
-        and expected.exit_state == stored.exit_state
-        and expected.contains in stored.result
-        and expected.artifacts == stored.artifacts
-    )
-    return matches == kind.passes
+    picks = tuple(range(len(stored.artifacts))) if fact.picks is None else fact.picks
+    case = {
+        "expected receipt tool changed": {
+            "expected_tool": other(EFFECT_TOOLS + TOOLS, stored.tool)
+        },
+        "expected exit state changed": {"other_exit": not fact.other_exit},
+        "expected result substring in the other letter case": {
+            "layout": replace(fact.layout, asked="other_case")
+        },
+        "expected changed artifacts reversed": {"picks": picks[::-1]},
+        "last expected changed artifact dropped": {"picks": picks[:-1]},
+        "one more changed artifact expected": {
+            "picks": (*picks, len(stored.artifacts))
+        },
+    }
+    options = [(words, "case", replace(fact, **new)) for words, new in case.items()]
+    if not fact.result:
+        gone = tuple("other_case" if p == "it" else p for p in fact.layout.placed)
+        changed = replace(fact, layout=replace(fact.layout, placed=gone))
+        options.append(
+            ("the stored result no longer holds the substring", "world", changed)
+        )
+    return [option for option in options if mismatches(option[2])]
 
 
-def _with(**changes: Callable[[ReceiptFact, Expectation], object]) -> Change:
-    def change(fact: ReceiptFact, matching: Expectation) -> Expectation:
-        values = {name: make(fact, matching) for name, make in changes.items()}
-        return replace(matching, **values)
-
-    return change
-
-
-def _respelled(fact: ReceiptFact, matching: Expectation) -> tuple[str, ...]:
-    return tuple(
-        spelled(tuple(a.split("/")), ("dot_slash", "double_slash")[i % 2])
-        for i, a in enumerate(matching.artifacts)
-    )
-
-
-_EXACT_TUPLE = "compare changed_artifacts as the exact tuple"
-
-
-def _other_id(call_id: str) -> str:
-    """The call id in the other letter case (marked when it has no letters)."""
-    swapped = call_id.swapcase()
-    return swapped if swapped != call_id else f"X{call_id}"
-
-
-RECEIPT_KINDS: Kinds[ReceiptKind] = Kinds(
+RECEIPT_KINDS: Kinds[Kind] = Kinds(
     "receipt",
     [
-        ReceiptKind(
+        Kind(
             "match",
             PASS,
             "the expectation states the stored receipt's facts",
-            "compare tool, exit_state, the result substring and the exact"
+            "compare tool, exit_state, the result substring (`in`) and the exact"
             " changed_artifacts tuple",
         ),
-        ReceiptKind(
-            "match_spelled",
-            PASS,
-            "the expectation states the stored receipt's facts, its changed"
-            " artifacts spelled unnormalised (./a, a//b)",
-            "changed artifacts are stored normalised; compare the normalised tuple",
-            need=1,
-            expect=_with(artifacts=_respelled),
-        ),
-        ReceiptKind(
-            "match_error_result",
-            PASS,
-            "the expectation states the stored receipt's facts; its result is an"
-            " error message holding the substring",
-            "an error result is still the receipt's result: search it like any other",
-            result="error: could not finish near {marker}",
-        ),
-        ReceiptKind(
-            "tool",
-            FAIL,
-            "the expectation names another tool",
-            "the receipt's tool must equal the expected tool",
-            perturbation="expected receipt tool changed",
-            changes="case",
-            expect=_with(tool=lambda f, m: other(EFFECT_TOOLS + TOOLS, m.tool)),
-        ),
-        ReceiptKind(
-            "tool_case",
-            FAIL,
-            "the expectation names the tool in upper case",
-            "the receipt's tool must equal the expected tool exactly",
-            changes="case",
-            expect=_with(tool=lambda f, m: m.tool.upper()),
-        ),
-        ReceiptKind(
-            "tool_prefix",
-            FAIL,
-            "the expectation names the receipt's tool without its last letter",
-            "compare the receipt's tool with ==, not `in`",
-            changes="case",
-            expect=_with(tool=lambda f, m: m.tool[:-1]),
-        ),
-        ReceiptKind(
-            "tool_extended",
-            FAIL,
-            "the expectation names the receipt's tool with an 's' added",
-            "compare the receipt's tool with ==, not `in` or startswith",
-            changes="case",
-            expect=_with(tool=lambda f, m: m.tool + "s"),
-        ),
-        ReceiptKind(
-            "exit_state",
-            FAIL,
-            "the expectation has the other exit state",
-            "the receipt's exit_state must equal the expected one",
-            perturbation="expected exit state changed",
-            changes="case",
-            expect=_with(exit_state=lambda f, m: other(("ok", "error"), m.exit_state)),
-        ),
-        ReceiptKind(
-            "result",
-            FAIL,
-            "the expectation's result substring is not in the stored result",
-            "result_contains must occur in the receipt's result",
-            perturbation="expected result substring changed",
-            changes="case",
-            expect=_with(contains=lambda f, m: f"{m.contains}|"),
-        ),
-        ReceiptKind(
-            "result_case",
-            FAIL,
-            "the expectation's result substring occurs only in the other letter case",
-            "the result substring test is case-sensitive",
-            changes="case",
-            expect=_with(contains=lambda f, m: m.contains.swapcase()),
-        ),
-        ReceiptKind(
-            "stored_case_changed",
-            FAIL,
-            "the stored result holds the substring only in the other letter case"
-            " (a log line of the same length as the matching one)",
-            "the result substring test is case-sensitive; and a log rewritten at"
-            " the same path, even to the same length, must be read again",
-            perturbation="the stored result rewritten in the other letter case",
-            result="done {swapped} ok",
-        ),
-        ReceiptKind(
-            "result_nfd_held",
-            FAIL,
-            "the stored result holds the substring with a decomposed (NFD)"
-            " accent; the expectation asks for it composed (NFC)",
-            "NFC and NFD are different text: search the result as it is, no"
-            " unicodedata.normalize",
-            changes="case",
-            result="done {marker}e\u0301 ok",
-            expect=_with(contains=lambda f, m: f"{m.contains}\u00e9"),
-        ),
-        ReceiptKind(
-            "result_ligature_held",
-            FAIL,
-            "the stored result holds the substring with a ligature (ﬁ); the"
-            " expectation asks for the two letters (fi)",
-            "a ligature is another character: search the result as it is",
-            changes="case",
-            result="done {marker}\ufb01 ok",
-            expect=_with(contains=lambda f, m: f"{m.contains}fi"),
-        ),
-        ReceiptKind(
-            "artifacts_nfd_stored",
-            FAIL,
-            "the receipt names a changed artifact in decomposed (NFD) form; the"
-            " expectation names it composed (NFC)",
-            "compare changed_artifacts exactly: the names 'é' and 'e\u0301' are"
-            " different files",
-            need=1,
-            stored_artifacts=lambda arts: (*arts[:-1], "out/cafe\u0301.txt"),
-            expect=_with(
-                artifacts=lambda f, m: (*m.artifacts[:-1], "out/caf\u00e9.txt")
-            ),
-        ),
-        ReceiptKind(
-            "artifacts_unnormalised_stored",
-            FAIL,
-            "the receipt names its changed artifacts as written ('./a', 'a//b');"
-            " the expectation names them normalised",
-            "compare the receipt's changed_artifacts as stored: do not normalise"
-            " the receipt's side",
-            need=1,
-            stored_artifacts=lambda arts: tuple(f"./{a}" for a in arts),
-            expect=_with(artifacts=lambda f, m: tuple(a[2:] for a in m.artifacts)),
-        ),
-        ReceiptKind(
-            "artifacts_reversed",
-            FAIL,
-            "the expectation lists the changed artifacts in reverse order",
-            f"{_EXACT_TUPLE}, order included: not as a set, not sorted",
-            perturbation="expected changed artifacts reversed",
-            changes="case",
-            need=2,
-            expect=_with(artifacts=lambda f, m: m.artifacts[::-1]),
-        ),
-        ReceiptKind(
-            "artifacts_prefix",
-            FAIL,
-            "the expectation lists the changed artifacts without the last one",
-            f"{_EXACT_TUPLE}, not a prefix or subset",
-            perturbation="last expected changed artifact dropped",
-            changes="case",
-            need=1,
-            expect=_with(artifacts=lambda f, m: m.artifacts[:-1]),
-        ),
-        ReceiptKind(
-            "artifacts_suffix",
-            FAIL,
-            "the expectation lists the changed artifacts without the first one",
-            f"{_EXACT_TUPLE}, not a subset",
-            changes="case",
-            need=1,
-            expect=_with(artifacts=lambda f, m: m.artifacts[1:]),
-        ),
-        ReceiptKind(
-            "artifacts_superset",
-            FAIL,
-            "the expectation lists one changed artifact more",
-            _EXACT_TUPLE,
-            perturbation="one more changed artifact expected",
-            changes="case",
-            expect=_with(artifacts=lambda f, m: (*m.artifacts, "out/more0.txt")),
-        ),
-        ReceiptKind(
-            "artifacts_twice",
-            FAIL,
-            "the expectation lists the changed artifacts twice over",
-            _EXACT_TUPLE,
-            changes="case",
-            need=1,
-            expect=_with(artifacts=lambda f, m: (*m.artifacts, *m.artifacts)),
-        ),
-        ReceiptKind(
-            "artifacts_missing",
-            FAIL,
-            "the expectation lists no changed artifacts; the receipt has some",
-            "an empty expected tuple must equal the receipt's tuple too",
-            changes="case",
-            need=1,
-            expect=_with(artifacts=lambda f, m: ()),
-        ),
-        ReceiptKind(
-            "artifacts_unexpected",
-            FAIL,
-            "the expectation lists a changed artifact; the receipt has none",
-            "compare changed_artifacts: they are part of the receipt's facts",
-            changes="case",
-            no_artifacts=True,
-            expect=_with(artifacts=lambda f, m: ("out/a0.txt",)),
-        ),
-        ReceiptKind(
-            "call_id_case",
+        Kind(
+            "call_id",
             FAIL,
             "the expectation names the call id in the other letter case; nothing"
-            " is stored under that id",
+            " is stored under it",
             "look the call id up exactly: 'CALL-1' is not 'call-1', so the receipt"
             " is absent",
-            changes="case",
-            absent=True,
-            expect=_with(call_id=lambda f, m: _other_id(m.call_id)),
         ),
-        ReceiptKind(
-            "marker_in_call_id",
-            FAIL,
-            "the substring is in the receipt's call id, not in its result",
-            "search receipt.result only: the call id is not evidence of output",
-            hide="call_id",
+        *(
+            Kind(name, FAIL, f"the expectation {words}", hint)
+            for name, words, hint in (
+                ("tool", "names another tool", "the tools must be equal (==)"),
+                ("exit_state", "has the other exit state", "exit states must be equal"),
+                ("result", "asks what the stored result lacks", "search the result"),
+            )
         ),
-        ReceiptKind(
-            "marker_in_artifact",
+        Kind(
+            "artifacts",
             FAIL,
-            "the substring is in one of the receipt's changed artifact paths, not"
-            " in its result",
-            "search receipt.result only, not the artifacts",
-            hide="artifact",
-        ),
-        ReceiptKind(
-            "marker_in_arguments",
-            FAIL,
-            "the substring is in the receipt's arguments (so in its JSON), not in"
-            " its result",
-            "search receipt.result only, not the arguments or the whole receipt"
-            " serialised",
-            hide="arguments",
+            "the expected changed artifacts are not the stored tuple",
+            "compare changed_artifacts as the exact tuple, not a prefix or subset",
         ),
     ],
 )
+
+_AROUND = ("done ", " ok")
+#: Written-out receipts, one per mistake the old kind table named: changes
+#: to a receipt of two artifacts ("src/app.py", "docs/b.md"), kept as
+#: explicit examples so each is met under any seed.
+RECEIPT_EXAMPLES: dict[str, dict[str, object]] = {
+    "match": {},
+    "match_spelled": {"spellings": ("dot_slash", "double_slash")},
+    "match_error_result": {"layout": FinalFact(("error: could not finish near ", ""))},
+    "match_repeated": {"layout": FinalFact(("a ", " b ", " c"), ("it", "it"))},
+    "match_past_the_first_line": {"layout": FinalFact(("status: 1\noutput:\n", ""))},
+    "match_far_from_the_start": {"layout": FinalFact(("é" * 90, "."))},
+    "tool": {"expected_tool": "write_file"},
+    "tool_case": {"expected_tool": "EDIT_FILE"},
+    "tool_prefix": {"expected_tool": "edit_fil"},
+    "tool_extended": {"expected_tool": "edit_files"},
+    "exit_state": {"other_exit": True},
+    "result": {"layout": FinalFact(_AROUND, ("prefix",))},
+    "result_case": {"layout": FinalFact(asked="other_case")},
+    "stored_case_changed": {"layout": FinalFact(_AROUND, ("other_case",))},
+    "result_nfd_held": {"layout": FinalFact(_AROUND, ("decomposed",)), "marker": "[é]"},
+    "result_ligature_held": {
+        "layout": FinalFact(_AROUND, ("ligature",)),
+        "marker": "[fi]",
+    },
+    "result_zero_width": {"layout": FinalFact(_AROUND, ("zero_width",))},
+    "artifacts_nfd_stored": {"artifacts": ("out/cafe\u0301.txt",), "form": "NFC"},
+    "artifacts_unnormalised_stored": {"artifacts": ("./src/app.py", "docs//b.md")},
+    "artifacts_reversed": {"picks": (1, 0)},
+    "artifacts_prefix": {"picks": (0,)},
+    "artifacts_suffix": {"picks": (1,)},
+    "artifacts_superset": {"picks": (0, 1, 2)},
+    "artifacts_twice": {"picks": (0, 1, 0, 1)},
+    "artifacts_missing": {"picks": ()},
+    "artifacts_unexpected": {"artifacts": (), "picks": (0,)},
+    "call_id_case": {"other_id": True},
+    **{
+        f"marker_in_{place}": {
+            "layout": FinalFact((" done ok",), ()),
+            "elsewhere": (place,),
+        }
+        for place in PLACES
+    },
+}

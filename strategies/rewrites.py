@@ -17,9 +17,7 @@ from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
-from strategies.draw import log_facts, passing_worlds
-from strategies.kinds import PASS
-from strategies.logs import LOG_KINDS
+from strategies.draw import log_damages, log_facts, passing_worlds
 from strategies.vocabulary import marker
 from strategies.world import World
 
@@ -92,7 +90,7 @@ def _bases() -> st.SearchStrategy[World]:
         min_receipts=1,
         max_receipts=2,
         logs=log_facts(
-            stores=("path",), kinds=LOG_KINDS.names(verdicts=(PASS,)), gets=(None,)
+            stores=("path",), damages=log_damages(("valid",)), traps=(), gets=(None,)
         ),
     )
 

@@ -26,13 +26,21 @@ from strategies.finals import (
     final_words,
 )
 from strategies.kinds import EITHER, PASS, UNAVAILABLE, Kind
-from strategies.logs import HARDENED_GET_ERRORS, LOG_KINDS, LogFact
+from strategies.logs import (
+    HARDENED_GET_ERRORS,
+    LOG_KINDS,
+    LogDamage,
+    LogFact,
+    damage_effect,
+    damage_words,
+)
 from strategies.plan_steps import Plan, describe_plan
 from strategies.receipts import (
     RECEIPT_KINDS,
     ReceiptFact,
     Stored,
     receipt_expectation,
+    receipt_kind,
     stored_receipt,
 )
 from strategies.results import (
@@ -56,6 +64,8 @@ __all__ = [
     "crossed_receipts",
     "describe",
     "extra_receipts",
+    "log_effect",
+    "log_lines",
     "stored_as",
     "truth",
     "world_events",
@@ -94,7 +104,7 @@ class World(Compact):
         yield FINAL_KINDS[self.final.kind]
         yield from (file_kind(fact) for fact in self.files)
         yield from (RESULT_KINDS[fact.kind] for fact in self.results)
-        yield from (RECEIPT_KINDS[fact.kind] for fact in self.receipts)
+        yield from (receipt_kind(fact) for fact in self.receipts)
         yield LOG_KINDS[self.log.kind]
 
     @property
@@ -112,7 +122,8 @@ class World(Compact):
 
 
 # Every fact type prints compactly too.
-for _type in (FinalFact, FileFact, Edit, ResultFact, ReceiptFact, LogFact, EventSpec):
+_FACTS = (FinalFact, FileFact, Edit, ResultFact, ReceiptFact, LogFact, LogDamage)
+for _type in (*_FACTS, EventSpec):
     _type.__repr__ = Compact.__repr__  # type: ignore[method-assign]
 
 
@@ -238,12 +249,42 @@ def extra_receipts(world: World) -> int:
     log = world.log
     if log.store != "path" or world.plan is not None:
         return log.extra
-    if LOG_KINDS[log.kind].needs_extra:
+    if LOG_KINDS[log.damage.op].needs_extra:
         return max(1, log.extra)
-    if LOG_KINDS[log.kind].needs_line and log.extra == 0:
+    if LOG_KINDS[log.damage.op].needs_line and log.extra == 0:
         if not any(stored_as(f, log) == "put" for f in world.receipts):
             return 1
     return log.extra
+
+
+def log_lines(world: World) -> tuple[str, ...]:
+    """The call id on each line of a built log, in order, before any damage
+    ("" for a receipt no fact declares): the unrelated receipts, the put
+    ones, the crossed ones, then the appended ones, one line each."""
+    put, appended = (
+        [
+            stored_receipt(f).call_id
+            for f in world.receipts
+            if stored_as(f, world.log) == how
+        ]
+        for how in ("put", "appended")
+    )
+    blank = [""] * extra_receipts(world), [""] * len(crossed_receipts(world))
+    return (*blank[0], *put, *blank[1], *appended)
+
+
+def log_effect(world: World, fact: ReceiptFact) -> str:
+    """What the log does to this receipt's check: "valid", "absent" (its
+    line was cut away) or "unavailable" (the log must be refused)."""
+    log = world.log
+    if log.store != "path" or world.plan is not None:
+        return "valid"
+    effect = "unavailable" if log.trap else damage_effect(log.damage)
+    if effect != "shortened":
+        return effect
+    lines = log_lines(world)
+    kept = lines[: log.damage.line % max(1, len(lines)) + (log.damage.at == -1)]
+    return "valid" if stored_receipt(fact).call_id in kept else "absent"
 
 
 # --- the truth -------------------------------------------------------------------
@@ -364,11 +405,12 @@ def _check(group: str, name: str, kind: Kind, fact: str, hint: str) -> ExpectedC
 
 def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
     log = world.log
-    kind = RECEIPT_KINDS[fact.kind]
+    kind = receipt_kind(fact)
     name = f"receipt:{receipt_expectation(fact).call_id}"
     words = _receipt_words(fact, log)
     log_kind = LOG_KINDS[log.kind]
-    if log.store == "path" and log_kind.effect == "unavailable":
+    effect = log_effect(world, fact)
+    if effect == "unavailable":
         return ExpectedCheck(
             name,
             False,
@@ -404,20 +446,16 @@ def _receipt_check(world: World, fact: ReceiptFact) -> ExpectedCheck:
             kind="receipt:get-raises",
         )
     stored = stored_as(fact, log)
-    if (
-        stored == "absent"
-        or kind.absent
-        or (log.store == "path" and log_kind.effect == "absent")
-    ):
+    if stored == "absent" or fact.other_id or effect == "absent":
         return ExpectedCheck(
             name,
             False,
             "receipt is absent",
             fact=words,
             hint=log_kind.hint
-            if log_kind.effect == "absent"
+            if effect == "absent"
             else kind.hint
-            if kind.absent
+            if fact.other_id
             else "a call id with no receipt fails with exactly 'receipt is absent'"
             " (receipts.get returns None)",
             kind="receipt:absent",
@@ -549,7 +587,8 @@ def _receipt_words(fact: ReceiptFact, log: LogFact) -> str:
     )
 
 
-def _log_words(log: LogFact, extra: int) -> str:
+def _log_words(world: World) -> str:
+    log, extra = world.log, extra_receipts(world)
     if log.store == "memory":
         line = "receipts: an in-memory store (no path)"
     elif log.store == "missing":
@@ -560,7 +599,12 @@ def _log_words(log: LogFact, extra: int) -> str:
             "beside": "beside it",
             "linked": "beside it, in a directory reached through a symlink",
         }[log.location]
-        line = f"receipts: a path store, log {where}, {LOG_KINDS[log.kind].words}"
+        how = (
+            LOG_KINDS[log.trap].words
+            if log.trap
+            else damage_words(log.damage, len(log_lines(world)))
+        )
+        line = f"receipts: a path store, log {where}, {how}"
     if extra:
         line += f"; {extra} unrelated receipt(s) stored first"
     if log.get == "junk":
@@ -625,7 +669,7 @@ def describe(world: World) -> str:
     lines.extend(_file_words(fact) for fact in world.files)
     lines.extend(_result_words(fact) for fact in world.results)
     if world.receipts or world.log != LogFact():
-        lines.append(_log_words(world.log, extra_receipts(world)))
+        lines.append(_log_words(world))
     lines.extend(_receipt_words(fact, world.log) for fact in world.receipts)
     if world.noise:
         lines.append(f"{len(world.noise)} unrelated event(s) before the others")

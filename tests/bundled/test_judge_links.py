@@ -29,6 +29,7 @@ from judge.lessons import InvariantFailure
 from judge.snapshot import tree_snapshot
 from judge.target import load_target
 from strategies.draw import EXAMPLE_WORLDS
+from strategies.logs import LOG_EXAMPLES
 from strategies.vocabulary import LOG_NAME
 
 #: The puts of the receipt worlds' own stores (two receipts each): the
@@ -176,7 +177,7 @@ def test_replace_a_log_swapped_for_a_link_replaces_the_link_only() -> None:
             if log.name == "scratch.jsonl":
                 _swap_for_link(_world_log(log), out.secret)
 
-        world = _world("receipt match", kind="conflict")
+        world = _world("receipt match", damage=LOG_EXAMPLES["conflict"])
         _judged(world, _target(attack), out)
 
 
@@ -192,7 +193,7 @@ def test_a_log_replaced_by_the_judge_never_reaches_outside(kind: str) -> None:
                 # A link where the judge's FIFO goes.
                 os.symlink(out.folder / "made-by-judge", pipe)
 
-        world = _world("receipt match", kind=kind)
+        world = _world("receipt match", trap=kind)
         _judged(world, _target(attack), out)
         assert not (out.folder / "made-by-judge").exists()
 

@@ -81,7 +81,7 @@ def _probing(world: World) -> World:
     )
     missing = FileFact(len(world.files), ("missing.txt",), "missing", "absent\n")
     absent = ReceiptFact(
-        f"call-{unused + 1}", "edit_file", "ok", (), "match", "edited", "absent"
+        f"call-{unused + 1}", "edit_file", "ok", (), "edited", "absent"
     )
     return replace(
         world, files=(*world.files, missing), receipts=(*world.receipts, absent)

@@ -26,17 +26,17 @@ from judge import (
 from judge.fixes import hint_for, placed
 from strategies import (
     EXAMPLE_WORLDS,
-    LOG_KINDS,
+    LOG_EXAMPLES,
+    LogDamage,
     World,
     describe,
+    log_damages,
     log_facts,
     passing_worlds,
     truth,
 )
+from strategies.logs import KEYS, damage_effect
 from strategies.rewrites import REWRITE_WAYS
-
-#: Every kind of damage that makes a log unloadable.
-TAMPERS = LOG_KINDS.names(verdicts=("unavailable",))
 
 
 @dataclass(frozen=True)
@@ -49,46 +49,40 @@ class Tampering:
     way: str = "overwritten"
 
 
-def _tampered(
-    world: World, kind: str, line: int, variant: int, way: str = "overwritten"
-) -> Tampering:
-    log = replace(world.log, kind=kind, line=line, variant=variant)
-    return Tampering(world, replace(world, log=log), way)
+def _tampered(world: World, damage: LogDamage, way: str = "overwritten") -> Tampering:
+    return Tampering(world, replace(world, log=replace(world.log, damage=damage)), way)
 
 
 _CLEAN = passing_worlds(
     max_files=1,
     min_receipts=1,
-    logs=log_facts(stores=("path",), kinds=("none",), gets=(None,)),
+    logs=log_facts(
+        stores=("path",), damages=st.just(LogDamage()), traps=(), gets=(None,)
+    ),
 )
 _TAMPERINGS = st.builds(
     _tampered,
     _CLEAN,
-    st.sampled_from(TAMPERS),
-    st.integers(0, 4),
-    st.integers(0, 6),
+    log_damages(("unavailable",)),
     st.sampled_from(list(REWRITE_WAYS)),
 )
 
 
-def _example(kind: str, variant: int = 0) -> Tampering:
+def _example(damage: LogDamage) -> Tampering:
     # Line 0 is the unrelated receipt's: the declared ones sit on intact lines.
     clean = EXAMPLE_WORLDS["receipt log non_json"]
-    clean = replace(clean, log=replace(clean.log, kind="none"))
-    return _tampered(clean, kind, 0, variant)
-
-
-def _everything(kind: str) -> Tampering:
-    clean = EXAMPLE_WORLDS["everything at once"]
-    return _tampered(clean, kind, 0, 0)
+    return _tampered(replace(clean, log=replace(clean.log, damage=LogDamage())), damage)
 
 
 def _with_examples(test):
-    cases = [_everything("stale_digest"), _everything("non_json")]
-    cases += [_example(kind) for kind in TAMPERS]
-    cases += [_example("missing_key", v) for v in range(1, 7)]
-    cases += [_example("stale_digest", v) for v in range(1, 6)]
-    cases += [_example("non_object", v) for v in range(1, 6)]
+    everything = EXAMPLE_WORLDS["everything at once"]
+    broken = [d for d in LOG_EXAMPLES.values() if damage_effect(d) == "unavailable"]
+    cases = [
+        _tampered(everything, LOG_EXAMPLES[k]) for k in ("stale_digest", "non_json")
+    ]
+    cases += [_example(damage) for damage in broken]
+    cases += [_example(LogDamage("key", arg=key)) for key in KEYS]
+    cases += [_example(LogDamage("field", arg=key)) for key in KEYS]
     for case in reversed(cases):
         test = example(case=case)(test)
     return test

@@ -58,7 +58,7 @@ _STORE_PAIRS = st.builds(
 
 def _in_memory(name: str, location: str) -> tuple[World, World]:
     world = EXAMPLE_WORLDS[name]
-    memory = replace(world, log=replace(world.log, store="memory", kind="none"))
+    memory = replace(world, log=replace(world.log, store="memory"))
     return _as_path_store(memory, location)
 
 

@@ -21,7 +21,7 @@ from strategies import (
     CONTENT_EXAMPLES,
     EVALUATE,
     FILE_KINDS,
-    LOG_KINDS,
+    LOG_EXAMPLES,
     TRAP_WORLDS,
     ExpectedCheck,
     FileFact,
@@ -32,12 +32,19 @@ from strategies import (
     unavailable_worlds,
     worlds,
 )
+from strategies.logs import damage_effect
 
 _UNAVAILABLE_EXAMPLES = (
     *(f"file {kind}" for kind in FILE_KINDS.names(verdicts=("unavailable",))),
     *(f"file {kind}" for kind in CONTENT_EXAMPLES if kind.startswith("invalid_utf8")),
     "file utf16",
-    *(f"receipt log {kind}" for kind in LOG_KINDS.names(verdicts=("unavailable",))),
+    *(
+        f"receipt log {k}"
+        for k, d in LOG_EXAMPLES.items()
+        if damage_effect(d) != "valid"
+    ),
+    "receipt log directory",
+    "receipt log unreadable",
     "memory store whose get raises AgentError",
     "memory store whose get raises OSError",
     "receipt absent",

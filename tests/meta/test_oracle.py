@@ -8,6 +8,7 @@ is wrong.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -44,10 +45,13 @@ from strategies import (
     world_events,
     worlds,
 )
-from strategies.draw import contents, edits, final_facts
+from strategies.draw import contents, edits, final_facts, log_damages, receipt_facts
 from strategies.edits import EDITS, Edit
 from strategies.files import file_kind
 from strategies.finals import FINAL_EXAMPLES, hits, layout
+from strategies.logs import damage_effect, tamper
+from strategies.receipts import receipt_expectation, stored_receipt
+from strategies.receipts import result_hits as receipt_result_hits
 from strategies.results import (
     HARDENED,
     RESULT_EXAMPLES,
@@ -240,8 +244,8 @@ def test_edits_reach_every_verdict_of_their_own() -> None:
         lambda: FinalFact(value="nope"),
         lambda: FileFact(0, ("a0",), "nope"),
         lambda: ResultFact(placed=("nope",)),
-        lambda: ReceiptFact(kind="nope"),
-        lambda: LogFact(kind="nope"),
+        lambda: ReceiptFact(elsewhere=("nope",)),
+        lambda: LogFact(trap="nope"),
     ],
     ids=["final", "file", "result", "receipt", "log"],
 )
@@ -367,3 +371,47 @@ def test_each_wrong_fact_of_a_real_run_flips_its_own_check(world: World) -> None
     """A played world's facts are all true, and each wrong fact the plan knows
     of changes the truth of exactly its own check."""
     _flips_exactly(world)
+
+
+@settings(max_examples=200, database=None, deadline=None)
+@given(fact=receipt_facts().map(lambda drawn: drawn[1]))
+def test_a_receipt_result_holds_the_substring_as_often_as_it_was_placed(fact) -> None:
+    """A drawn receipt's result holds the asked substring exactly as often as
+    its layout placed it, so its `result` verdict is the construction's."""
+    stored, expected = stored_receipt(fact), receipt_expectation(fact)
+    assert _occurrences(stored.result, expected.contains) == receipt_result_hits(fact)
+
+
+@settings(max_examples=200, database=None, deadline=None)
+@given(damage=log_damages(), count=st.integers(1, 3))
+def test_a_damaged_log_loads_as_its_effect_says(damage, count: int) -> None:
+    """The bundled store loads a log of `count` receipts with the drawn damage
+    done exactly as `damage_effect` says: every receipt, those before the
+    cut, or an error."""
+    import tempfile
+    from pathlib import Path
+
+    import evaluator
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "log.jsonl"
+        store = evaluator.ReceiptStore(path)
+        for n in range(count):
+            store.put(
+                evaluator.EffectReceipt(f"c{n}", "write_file", {"p": n}, "ok", "é")
+            )
+        other = evaluator.EffectReceipt("c0", "edit_file", {}, "error", "x")
+        conflict = (json.dumps(other.to_dict(), sort_keys=True) + "\n").encode()
+        path.write_bytes(tamper(path.read_bytes(), damage, conflict))
+        effect = damage_effect(damage)
+        if effect == "unavailable":
+            with pytest.raises((evaluator.AgentError, UnicodeError)):
+                evaluator.ReceiptStore(path)
+            return
+        loaded = evaluator.ReceiptStore(path)
+        kept = count
+        if effect == "shortened":
+            kept = damage.line % count + (damage.at == -1)
+        assert [loaded.get(f"c{n}") is not None for n in range(count)] == [
+            n < kept for n in range(count)
+        ]
