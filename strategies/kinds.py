@@ -1,12 +1,13 @@
 """What a kind of fact is, as data, and the registry that refuses unknown kinds.
 
-Every fact of a world has a kind, and the kind alone decides its check's
-verdict, how the fact reads in a lesson, the usual mistake behind a wrong
-verdict, at which level it is judged and, when it is a single change of a
-passing fact, how that change reads. Each group of facts (`strategies.finals`,
-`strategies.files`, `strategies.results`, `strategies.receipts`,
-`strategies.logs`) adds what its kinds put into the world, and lists every
-kind in one table: a new kind is one entry there.
+Every fact of a world has a kind: its check's verdict, how the fact reads
+in a lesson, the usual mistake behind a wrong verdict, at which level it is
+judged and, for a single change of a passing fact, how that change reads.
+Where a group is drawn from its space (finals, file contents, results,
+receipts, log damage) the kind is an outcome read off the drawn world (its
+truth by construction), never a point the strategy picks; where a rule is
+truly a list (what stands at a path, what stands at the log's path) a new
+kind is one entry in its table.
 """
 
 from __future__ import annotations
