@@ -9,6 +9,7 @@ that rebuild the world and show the report.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -244,8 +245,10 @@ def reproduction(
         lines += ["with materialise(world, target) as built:", *inner]
     else:
         what, other, events = then
-        other_shown = "world" if other == world else repr(other)
+        other_shown = _changed_from(world, other)
         shown += other_shown + repr(events)
+        if other_shown.startswith("replace("):
+            lines.insert(0, "from dataclasses import replace")
         lines += [
             f"other = {other_shown}",
             f"events = {events!r}",
@@ -258,6 +261,24 @@ def reproduction(
         ]
     found = {name for name in _NAMES.findall(shown) if name in strategies.__all__}
     return snippet(target, lines, {"materialise", *found, *_BODY_NAMES}, topic)
+
+
+def _changed_from(world: World, other: World) -> str:
+    """The second world of a lesson as Python: `world` when it is the same,
+    `replace(world, ...)` when naming what changed is shorter than writing
+    it out (a world's noise dropped), else its repr."""
+    if other == world:
+        return "world"
+    whole = repr(other)
+    if type(other) is not type(world):
+        return whole
+    changed = [
+        f"{field.name}={getattr(other, field.name)!r}"
+        for field in dataclasses.fields(other)
+        if getattr(other, field.name) != getattr(world, field.name)
+    ]
+    short = f"replace(world, {', '.join(changed)})"
+    return short if len(short) < len(whole) else whole
 
 
 #: Names of strategies a body may call (`snippet` imports those it does).

@@ -117,6 +117,25 @@ def test_a_lesson_about_two_evaluations_rebuilds_both(tmp_path: Path):
     assert sum(line.startswith("evaluation: ") for line in printed) == 2
 
 
+def test_a_second_world_is_written_as_what_changed(tmp_path: Path):
+    """A lesson's second world that differs in a field is written as
+    replace(world, that=...), and the snippet still runs both evaluations."""
+    world = BIG
+    other = replace(world, noise=())
+    with (
+        pytest.raises(InvariantFailure) as raised,
+        judging(world, load_target(), then=("noise dropped", other, None)),
+    ):
+        fail(world=describe(world), expected="x", observed="y")
+    snippet = raised.value.reproduce
+    assert "other = replace(world, noise=())" in snippet
+    ran = _run(snippet, tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    printed = ran.stdout.splitlines()
+    assert printed[0] == "# world" and "# noise dropped" in printed
+    assert sum(line.startswith("evaluation: ") for line in printed) == 2
+
+
 # --- end to end ---------------------------------------------------------------------
 
 #: A class whose lessons are about concrete calls: the starter's unfinished
