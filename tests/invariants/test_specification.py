@@ -416,6 +416,8 @@ def test_an_instance_of_a_subclass_is_judged_as_its_type(
         try:
             report = call_target(EVALUATE, target.evaluate_run, *built.args)
         except InvariantFailure as raised:
+            if raised.cause.startswith("unfinished:"):
+                return  # a TODO evaluate_run is report-shape's lesson, not this one's
             if not raised.cause.startswith("raises:"):
                 raise  # a hang or a crash is told as such
             fail(
