@@ -119,20 +119,38 @@ def _key(*arguments):
     asked = _canon(arguments, trees)
     state = [_tree_state(top) for top in sorted(trees) if _os.path.isdir(top)]
     whole = _placed(_json.dumps([asked, state]))
-    return _hashlib.sha256(whole.encode("utf-8")).hexdigest()
+    return _hashlib.sha256(whole.encode("utf-8")).hexdigest(), trees
+
+
+# A detail may name the world's tree (a log path in an error): recorded by
+# its role, put back as this run's tree when replayed.
+def _role(tree):
+    return "<ASSETS>" if "/day7-assets-" in tree else "<WORLD>"
+
+
+def _recorded(text, trees):
+    for tree in trees:
+        text = text.replace(tree, _role(tree))
+    return text
+
+
+def _replayed(text, trees):
+    for tree in trees:
+        text = text.replace(_role(tree), tree)
+    return text
 """
 
 _RECORDER = r"""
 
 def evaluate_run(run, workspace, receipts, case):
-    key = _key(run, workspace, receipts, case)
+    key, trees = _key(run, workspace, receipts, case)
     try:
         report = _evaluate_run_real(run, workspace, receipts, case)
     except Exception as error:
-        said = {"key": key, "raised": [type(error).__name__, str(error)]}
-        _write(said)
+        raised = [type(error).__name__, _recorded(str(error), trees)]
+        _write({"key": key, "raised": raised})
         raise
-    checks = [[c.name, c.passed, c.detail] for c in report.checks]
+    checks = [[c.name, c.passed, _recorded(c.detail, trees)] for c in report.checks]
     _write({"key": key, "checks": checks})
     return report
 
@@ -159,13 +177,16 @@ for _line in _LINES:
 
 
 def evaluate_run(run, workspace, receipts, case):
-    said = _TABLE.get(_key(run, workspace, receipts, case))
+    key, trees = _key(run, workspace, receipts, case)
+    said = _TABLE.get(key)
     if said is None:
         return None  # not asked before: the starter's answer
     if "raised" in said:
         kind = getattr(_builtins, said["raised"][0], ValueError)
-        raise kind(said["raised"][1])
-    return EvaluationReport(tuple(EvaluationCheck(*c) for c in said["checks"]))
+        raise kind(_replayed(said["raised"][1], trees))
+    return EvaluationReport(
+        tuple(EvaluationCheck(n, p, _replayed(d, trees)) for n, p, d in said["checks"])
+    )
 """
 
 
