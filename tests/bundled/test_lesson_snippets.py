@@ -98,6 +98,15 @@ def test_a_snippet_left_out_as_too_long_is_no_longer_promised():
     assert "more line(s) of the world, not shown" in kept["world"]
 
 
+def _prints_both(snippet: str, tmp_path: Path, second: str) -> None:
+    """The snippet runs from elsewhere and prints both reports, each under its line."""
+    ran = _run(snippet, tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    printed = ran.stdout.splitlines()
+    assert printed[0] == "# world" and second in printed
+    assert sum(line.startswith("evaluation: ") for line in printed) == 2
+
+
 def test_a_lesson_about_two_evaluations_rebuilds_both(tmp_path: Path):
     """judging(..., then=...) gives a snippet that prints the report on the
     world, then on the second one (here: its events reversed), from anywhere."""
@@ -110,11 +119,7 @@ def test_a_lesson_about_two_evaluations_rebuilds_both(tmp_path: Path):
         fail(world=describe(world), expected="x", observed="y")
     snippet = raised.value.reproduce
     assert "events = (EventSpec(" in snippet
-    ran = _run(snippet, tmp_path)
-    assert ran.returncode == 0, ran.stderr
-    printed = ran.stdout.splitlines()
-    assert printed[0] == "# world" and "# events reversed" in printed
-    assert sum(line.startswith("evaluation: ") for line in printed) == 2
+    _prints_both(snippet, tmp_path, "# events reversed")
 
 
 def test_a_second_world_is_written_as_what_changed(tmp_path: Path):
@@ -129,11 +134,7 @@ def test_a_second_world_is_written_as_what_changed(tmp_path: Path):
         fail(world=describe(world), expected="x", observed="y")
     snippet = raised.value.reproduce
     assert "other = replace(world, noise=())" in snippet
-    ran = _run(snippet, tmp_path)
-    assert ran.returncode == 0, ran.stderr
-    printed = ran.stdout.splitlines()
-    assert printed[0] == "# world" and "# noise dropped" in printed
-    assert sum(line.startswith("evaluation: ") for line in printed) == 2
+    _prints_both(snippet, tmp_path, "# noise dropped")
 
 
 # --- end to end ---------------------------------------------------------------------
