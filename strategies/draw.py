@@ -54,7 +54,6 @@ from strategies.logs import (
     NEVER_UTF8,
     LogDamage,
     LogFact,
-    damage_effect,
 )
 from strategies.receipts import FORMS, PLACES, RECEIPT_EXAMPLES, ReceiptFact
 from strategies.results import (
@@ -246,13 +245,21 @@ def file_facts(
     )
 
 
-# Any character but a marker's brackets and bar, and line breaks and spaces
-# often; a piece is short or long (an occurrence far from the start), the
-# short first so a failing final shrinks to a few characters.
-_CHARS = st.characters(
-    codec="utf-8", exclude_characters=FILLER_EXCLUDED
-) | st.sampled_from("\n ")
-_FILLER = st.text(_CHARS, max_size=12) | st.text(_CHARS, min_size=60, max_size=240)
+# Any character but a marker's brackets and bar. A piece is short or long (an
+# occurrence far from the start), the short first so a failing final shrinks
+# to a few characters; two pieces in three break at a drawn place with a space or
+# a line break, so a substring past the first line is common. Each text is
+# drawn whole by one `characters` strategy: a one_of per character (how line
+# breaks were once made frequent) made drawing a final ten times slower.
+_CHARS = st.characters(codec="utf-8", exclude_characters=FILLER_EXCLUDED)
+
+
+def _broken(least: int, most: int) -> st.SearchStrategy[str]:
+    half = st.text(_CHARS, min_size=least // 2, max_size=most // 2)
+    return st.tuples(half, st.sampled_from(("", " ", "\n")), half).map("".join)
+
+
+_FILLER = _broken(0, 12) | _broken(60, 240)
 # Cased letters, so the other case is always another marker; "é" decomposes
 # and "fi" has a ligature.
 _MARKERS = st.text("AaéÉfiFI", min_size=1, max_size=3).map(lambda m: f"[{m}]")
@@ -424,10 +431,28 @@ _NOT_RECEIPTS = _JSON.map(json.dumps) | st.text(min_size=0, max_size=20).map(
 _OTHER_TYPE = st.none() | st.booleans() | st.integers()
 
 
+# What each operator can do to the log (the rest make it unavailable); a
+# damage is drawn among the operators that can have a wanted effect, so no
+# drawn damage is thrown away.
+_CAN = {
+    "cut": ("shortened", "unavailable"),
+    "repeat": ("valid", "unavailable"),
+    "kept": ("valid",),
+    "endings": ("valid",),
+    "raw": ("valid",),
+}
+
+
 @st.composite
-def _damages(draw: st.DrawFn) -> LogDamage:
-    op = draw(st.sampled_from([k for k, v in LOG_KINDS.items() if not v.replace]))
+def _damages(draw: st.DrawFn, effects: Sequence[str]) -> LogDamage:
+    operators = [k for k, v in LOG_KINDS.items() if not v.replace]
+    able = [k for k in operators if set(_CAN.get(k, ("unavailable",))) & {*effects}]
+    op = draw(st.sampled_from(able))
     line = draw(st.integers(-1, 4))
+    if op == "cut":  # at a line's start or end: whole lines kept, else a torn one
+        ends = st.sampled_from((0, -1)) if "shortened" in effects else st.nothing()
+        inside = st.integers(1, 300) if "unavailable" in effects else st.nothing()
+        return LogDamage(op, line, draw(ends | inside))
     at = draw(st.integers(-1, 300) | st.sampled_from((0, -1)))
     if op == "byte":
         return LogDamage(op, line, at, chr(draw(st.sampled_from(NEVER_UTF8))))
@@ -445,16 +470,19 @@ def _damages(draw: st.DrawFn) -> LogDamage:
                 changed |= json_values.map(json.dumps)
             value = draw(changed)
         return LogDamage(op, line, arg=key, value=value)
-    arg = {"repeat": draw(st.sampled_from(("", "conflict"))), "endings": "\r\n"}
-    return LogDamage(op, line, at, arg.get(op, ""))
+    if op == "repeat":  # the same line again is valid, a conflicting one not
+        kept = ("",) if "valid" in effects else ()
+        conflict = ("conflict",) if "unavailable" in effects else ()
+        return LogDamage(op, line, at, draw(st.sampled_from((*kept, *conflict))))
+    return LogDamage(op, line, at, "\r\n" if op == "endings" else "")
 
 
 def log_damages(
     effects: Sequence[str] = ("valid", "shortened", "unavailable"),
 ) -> st.SearchStrategy[LogDamage]:
     """One operator at a drawn line and position of the log, its effect one
-    of `effects` (see `strategies.logs.damage_effect`)."""
-    return _damages().filter(lambda damage: damage_effect(damage) in effects)
+    of `effects` (the truth stays `strategies.logs.damage_effect`)."""
+    return _damages(tuple(effects))
 
 
 def _log(

@@ -47,6 +47,7 @@ __all__ = [
 #: What filler never holds: the brackets of a marker and the bar of an
 #: unpadded look-alike.
 FILLER_EXCLUDED = "[]|"
+_EXCLUDED = frozenset(FILLER_EXCLUDED)
 REASONS = ("completed", *INCOMPLETE_REASONS)
 #: What the run's closing FinalAction event says: run.final, other words,
 #: the asked substring (whatever run.final holds), or no closing event.
@@ -131,7 +132,7 @@ class FinalFact:
                 )
         if len(self.pieces) != len(self.placed) + 1:
             raise ValueError("final: one more piece than placements")
-        if any(c in FILLER_EXCLUDED for c in "".join((*self.pieces, self.head))):
+        if not _EXCLUDED.isdisjoint("".join((*self.pieces, self.head))):
             raise ValueError(f"final: filler holds one of {FILLER_EXCLUDED!r}")
         if "unpadded" in self.placed and not (self.head or self.tail):
             raise ValueError("final: an unpadded placement needs a head or tail")

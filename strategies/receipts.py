@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from strategies.finals import LOOKALIKES, FinalFact, asked_text, hits, layout
 from strategies.kinds import FAIL, PASS, Kind, Kinds, UnknownKindError
@@ -128,6 +129,10 @@ class Expectation:
     artifacts: tuple[str, ...]
 
 
+# Cached: a world's truth asks for a receipt's text and expectation many
+# times over (every check, every description), and each is a new validated
+# FinalFact; uncached, they were a tenth of a passing verdict.
+@lru_cache(maxsize=1024)
 def _text(fact: ReceiptFact) -> FinalFact:
     return replace(fact.layout, marker=fact.marker)
 
@@ -160,6 +165,7 @@ def normalised(path: str) -> str:
     return "/".join(part for part in path.split("/") if part not in ("", "."))
 
 
+@lru_cache(maxsize=1024)
 def receipt_expectation(fact: ReceiptFact) -> Expectation:
     """The case's expectation for `fact`."""
     stored = stored_receipt(fact)
