@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 from hypothesis import example
@@ -259,7 +260,29 @@ def _broken(least: int, most: int) -> st.SearchStrategy[str]:
     return st.tuples(half, st.sampled_from(("", " ", "\n")), half).map("".join)
 
 
-_FILLER = _broken(0, 12) | _broken(60, 240)
+def _long(piece: str, more: int) -> str:
+    """Over 60 characters: a drawn piece repeated (drawing 60 to 240 characters
+    one by one was most of the time a world took to draw)."""
+    return piece * (60 // len(piece) + 1 + more)
+
+
+_FILLER = _broken(0, 12) | st.builds(_long, _broken(2, 12), st.integers(0, 8))
+_PAD = st.text(_CHARS, max_size=3)
+
+
+# Strategies a composite would otherwise build anew at every draw, each
+# validated again on first use: made once per argument (about a tenth of the
+# time a world took to draw).
+@cache
+def _pick(options: tuple[Any, ...]) -> st.SearchStrategy[Any]:
+    return st.sampled_from(options)
+
+
+@cache
+def _upto(most: int) -> st.SearchStrategy[int]:
+    return st.integers(0, most)
+
+
 # Cased letters, so the other case is always another marker; "é" decomposes
 # and "fi" has a ligature.
 _MARKERS = st.text("AaéÉfiFI", min_size=1, max_size=3).map(lambda m: f"[{m}]")
@@ -272,21 +295,26 @@ def text_layouts(
     """A text laid out as filler with `mark` placed k >= 0 times among its
     look-alikes, and what is asked (the substring or a look-alike); with
     `passing`, the text holds the asked substring."""
-    head, tail = draw(st.text(_CHARS, max_size=3)), draw(st.text(_CHARS, max_size=3))
+    head, tail = draw(_PAD), draw(_PAD)
     overlap = bool(head) and draw(st.booleans())
     tail = head if overlap else tail
-    shapes = ["it", *(n for n, (change, _) in LOOKALIKES.items() if change(mark))]
-    shapes += ["unpadded"] if head or tail else []
-    placed = draw(st.lists(st.sampled_from(shapes), min_size=int(passing), max_size=4))
+    shapes = ("it", *(n for n, (change, _) in LOOKALIKES.items() if change(mark)))
+    shapes += ("unpadded",) if head or tail else ()
+    placed = draw(st.lists(_pick(shapes), min_size=int(passing), max_size=4))
     if passing and "it" not in placed:
-        placed[draw(st.integers(0, len(placed) - 1))] = "it"
-    asks = ["it", *(n for n in shapes if n in ASKS)]
+        placed[draw(_upto(len(placed) - 1))] = "it"
+    asks = ("it", *(n for n in shapes if n in ASKS))
     filler = _FILLER if filler is None else filler
-    pieces = draw(st.lists(filler, min_size=len(placed) + 1, max_size=len(placed) + 1))
-    asked = "it" if passing else draw(st.sampled_from(asks))
+    pieces = [draw(filler) for _ in range(len(placed) + 1)]
+    asked = "it" if passing else draw(_pick(asks))
     return FinalFact(
         tuple(pieces), tuple(placed), mark, head, tail, asked=asked, overlap=overlap
     )
+
+
+@lru_cache(maxsize=1024)
+def _final_layouts(mark: str, passing: bool) -> st.SearchStrategy[FinalFact]:
+    return text_layouts(mark, passing=passing)
 
 
 @st.composite
@@ -296,7 +324,7 @@ def final_facts(
     """How the run ended and its final laid out: k >= 0 occurrences of the
     substring among look-alikes and filler; with `passing`, a completed run
     whose final text holds it."""
-    text = draw(text_layouts(draw(_MARKERS), passing=passing))
+    text = draw(_final_layouts(draw(_MARKERS), passing))
     return replace(
         text,
         completed=passing or draw(st.booleans()),
@@ -310,12 +338,30 @@ def final_facts(
 # nothing holds "None"); one characters strategy, never a one_of, so a text is
 # drawn whole (per character it made worlds() ten times slower).
 _RESULT_CHARS = st.characters(codec="utf-8", exclude_characters=RESULT_EXCLUDED)
-_RESULT_TEXT = st.text(_RESULT_CHARS, max_size=8) | st.text(
-    _RESULT_CHARS, min_size=60, max_size=200
+_RESULT_TEXT = st.text(_RESULT_CHARS, max_size=8) | st.builds(
+    _long, st.text(_RESULT_CHARS, min_size=1, max_size=12), st.integers(0, 8)
 )
 # What a result holding the substring may start with: an error, a failed status.
 _BEFORE = ("ok ", "", "error: could not finish near ", "status: 1\noutput:\n")
 _COURSE = tuple(p for p in PLACEMENTS if p not in HARDENED)
+_SHAPES = st.sampled_from(("it", *_COURSE[1:]))
+# With traps, the substring itself often among them: a hardened pass.
+_TRAP_SHAPES = (
+    st.just("it")
+    | st.sampled_from(HARDENED)
+    | st.sampled_from(("it", *_COURSE[1:], *HARDENED))
+)
+# Placements drawn, by traps and by passing (one at least when passing).
+_PLACED = {
+    traps: {
+        passing: st.lists(s, min_size=int(passing), max_size=3)
+        for passing in (False, True)
+    }
+    for traps, s in ((False, _SHAPES), (True, _TRAP_SHAPES))
+}
+_RESULT_FILLER = st.lists(
+    st.tuples(st.sampled_from((*TOOLS, "invalid")), _RESULT_TEXT), max_size=4
+)
 
 
 @st.composite
@@ -326,36 +372,23 @@ def result_facts(
     invalid replies) with k >= 0 placements of the substring or a look-alike
     at drawn places; with `passing`, one placement at least is the substring
     itself; with `traps`, hardened placements too. `worlds` gives the marker."""
-    tool = draw(st.integers(0, len(TOOLS) - 1))
-    shapes = st.sampled_from(("it", *_COURSE[1:], *(HARDENED if traps else ())))
-    if traps:  # the substring itself often, among traps: a hardened pass
-        shapes = st.just("it") | st.sampled_from(HARDENED) | shapes
-    placed = draw(st.lists(shapes, min_size=int(passing), max_size=3))
+    tool = draw(_upto(len(TOOLS) - 1))
+    placed = draw(_PLACED[traps][passing])
     if passing and "it" not in placed:
-        placed[draw(st.integers(0, len(placed) - 1))] = "it"
-    filler = draw(
-        st.lists(
-            st.tuples(st.sampled_from((*TOOLS, "invalid")), _RESULT_TEXT), max_size=4
-        )
-    )
-    at = draw(
-        st.lists(
-            st.integers(0, len(filler)), min_size=len(placed), max_size=len(placed)
-        )
-    )
-    before = draw(st.sampled_from(_BEFORE)) + draw(_RESULT_TEXT).rstrip(": ")
+        placed[draw(_upto(len(placed) - 1))] = "it"
+    filler = draw(_RESULT_FILLER)
+    at = [draw(_upto(len(filler))) for _ in placed]
+    before = draw(_pick(_BEFORE)) + draw(_RESULT_TEXT).rstrip(": ")
     return ResultFact(
         TOOLS[tool],
         tuple(placed),
-        other_tool=TOOLS[
-            (tool + 1 + draw(st.integers(0, len(TOOLS) - 2))) % len(TOOLS)
-        ],
+        other_tool=TOOLS[(tool + 1 + draw(_upto(len(TOOLS) - 2))) % len(TOOLS)],
         repeat=draw(st.booleans()),
         filler=tuple(filler),
         at=tuple(sorted(at)),
         around=(before, draw(_RESULT_TEXT)),
-        inner=draw(st.sampled_from(INNERS)),
-        asked="it" if passing else draw(st.sampled_from(tuple(ASKED))),
+        inner=draw(_pick(INNERS)),
+        asked="it" if passing else draw(_pick(tuple(ASKED))),
     )
 
 
@@ -368,7 +401,24 @@ _SHORT = st.text(_CHARS, max_size=8) | st.sampled_from(
 
 def _sometimes(draw: st.DrawFn, value: Any, default: Any) -> Any:
     """`value` one time in four, else `default` (what a shrink goes back to)."""
-    return value if draw(st.integers(0, 3)) == 3 else default
+    return value if draw(_upto(3)) == 3 else default
+
+
+_RECEIPT_LAYOUTS = {
+    passing: text_layouts("[A]", passing=passing, filler=_SHORT)
+    for passing in (False, True)
+}
+_ARTIFACTS = st.lists(_ARTIFACT, max_size=3, unique=True)
+_ELSEWHERE = st.lists(st.sampled_from(PLACES), max_size=2, unique=True)
+_SPELLINGS = st.lists(st.sampled_from(SPELLINGS), max_size=2)
+
+
+@cache
+def _picks(pool: int) -> st.SearchStrategy[tuple[int, ...]]:
+    """Which of `pool` stored artifacts (`pool`: one more) an expectation
+    names: a reordering of them all, or any picks, repeated or not."""
+    every = st.permutations(range(pool)).map(tuple)
+    return every | st.lists(st.integers(0, pool), max_size=pool + 2).map(tuple)
 
 
 @st.composite
@@ -382,36 +432,31 @@ def receipt_facts(
     each field of the expectation changed or not, apart from the others
     (with `passing`, only changes that keep it true); `worlds` gives it its
     call id and marker."""
-    tool = draw(st.sampled_from(EFFECT_TOOLS))
+    tool = draw(_pick(EFFECT_TOOLS))
     raw = () if passing else _sometimes(draw, (draw(_RAW_ARTIFACT),), ())
-    artifacts = (*draw(st.lists(_ARTIFACT, max_size=3, unique=True)), *raw)
-    elsewhere = tuple(draw(st.lists(st.sampled_from(PLACES), max_size=2, unique=True)))
+    artifacts = (*draw(_ARTIFACTS), *raw)
+    elsewhere = tuple(draw(_ELSEWHERE))
     fact = ReceiptFact(
         tool=tool,
-        exit_state=draw(st.sampled_from(("ok", "error"))),
+        exit_state=draw(_pick(("ok", "error"))),
         artifacts=tuple(dict.fromkeys(artifacts)),
-        stored=draw(st.sampled_from(stored)),
-        layout=draw(
-            text_layouts("[A]", passing=passing or draw(st.booleans()), filler=_SHORT)
-        ),
+        stored=draw(_pick(tuple(stored))),
+        layout=draw(_RECEIPT_LAYOUTS[passing or draw(st.booleans())]),
         elsewhere=elsewhere,
-        spellings=tuple(draw(st.lists(st.sampled_from(SPELLINGS), max_size=2))),
+        spellings=tuple(draw(_SPELLINGS)),
     )
     if not passing:
         pool = len(fact.artifacts) + ("artifact" in elsewhere)
-        picks = st.permutations(range(pool)).map(tuple) | st.lists(
-            st.integers(0, pool), max_size=pool + 2
-        ).map(tuple)
         variants = (*TOOLS, tool.upper(), tool[:-1], tool + "s", tool.title())
         fact = replace(
             fact,
-            expected_tool=_sometimes(draw, draw(st.sampled_from(variants)), ""),
+            expected_tool=_sometimes(draw, draw(_pick(variants)), ""),
             other_exit=_sometimes(draw, True, False),
-            picks=_sometimes(draw, draw(picks), None),
-            form=_sometimes(draw, draw(st.sampled_from(FORMS)), ""),
-            other_id=draw(st.integers(0, 7)) == 7,
+            picks=_sometimes(draw, draw(_picks(pool)), None),
+            form=_sometimes(draw, draw(_pick(FORMS)), ""),
+            other_id=draw(_upto(7)) == 7,
         )
-    return draw(st.sampled_from(_CALL_ID_STYLES)), fact
+    return draw(_pick(_CALL_ID_STYLES)), fact
 
 
 _JSON = st.recursive(
