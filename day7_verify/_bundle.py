@@ -23,7 +23,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CHILD_SCRIPT", "BundleError", "Manifest", "manifest", "suite_folders"]
+__all__ = [
+    "CHILD_SCRIPT",
+    "THIRD_PARTY",
+    "BundleError",
+    "Manifest",
+    "manifest",
+    "suite_folders",
+]
 
 PACKAGE = Path(__file__).resolve().parent
 
@@ -53,6 +60,14 @@ xfail_strict = true
 class BundleError(Exception):
     """The suite or a package it needs cannot be found; one line saying which."""
 
+
+#: Where the bundle holds pytest, Hypothesis and what they need. Named so
+#: because Hypothesis, at every example of a session that just imported a
+#: module, reads the constants of each module it takes for the user's own,
+#: and it takes none under a "site-packages" folder for that; under any
+#: other name it parsed all of pytest and itself in every part of the suite
+#: (about a second a part).
+THIRD_PARTY = "site-packages"
 
 #: The packages the suite imports, each beside this one when installed:
 #: the worlds, the judge, and the worker (the judge starts it from here).
@@ -120,7 +135,7 @@ def manifest() -> Manifest:
     for package in packages:
         entries += _tree(package, package.name)
     for top in _third_party():
-        name = f"lib/{top.name}"
+        name = f"{THIRD_PARTY}/{top.name}"
         entries += _tree(top, name) if top.is_dir() else [(top, name)]
     folders = sorted({str(Path(relative).parent) for _, relative in entries} - {"."})
     size = sum(source.stat().st_size for source, _ in entries)
@@ -137,7 +152,7 @@ def _tree(root: Path, prefix: str) -> list[tuple[Path, str]]:
         compiled = here.name == "__pycache__"
         source_folder = here.parent if compiled else here
         place = f"{prefix}/{source_folder.relative_to(root).as_posix()}"
-        only = _ONLY.get(place.removeprefix("lib/"))
+        only = _ONLY.get(place.removeprefix(f"{THIRD_PARTY}/"))
         for name in sorted(files):
             if compiled and tag not in name:
                 continue

@@ -51,7 +51,8 @@ def main() -> None:
     # The bundle first, then its third-party packages, then the standard
     # library; `-S` left no site-packages to remove.
     rest = [p for p in sys.path if p not in ("", str(BUNDLE))]
-    sys.path[:] = [str(BUNDLE), str(BUNDLE / "lib"), *rest]
+    # (_bundle.THIRD_PARTY: the name tells Hypothesis it is not the user's code.)
+    sys.path[:] = [str(BUNDLE), str(BUNDLE / "site-packages"), *rest]
     progress = _Progress(config["progress"])
     watched = _Watched(Path(config["folder"]))
     outcome: dict[str, Any] = {"phase": "load"}

@@ -11,7 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from day7_verify._bundle import CHILD_SCRIPT, manifest, suite_folders
+import pytest
+
+from day7_verify._bundle import CHILD_SCRIPT, THIRD_PARTY, manifest, suite_folders
 from day7_verify._supervise import OutputBuffer, run_bounded
 
 
@@ -122,7 +124,9 @@ def test_the_bundle_holds_the_suite_and_what_it_imports_and_nothing_of_site(tmp_
         f"suite/invariants/{p.name}" for p in (suite / "invariants").glob("*.py")
     } <= inside
     tops = {
-        relative.split("/")[1] for relative in inside if relative.startswith("lib/")
+        relative.split("/")[1]
+        for relative in inside
+        if relative.startswith(f"{THIRD_PARTY}/")
     }
     assert {
         "pytest",
@@ -133,8 +137,28 @@ def test_the_bundle_holds_the_suite_and_what_it_imports_and_nothing_of_site(tmp_
     } <= tops
     if sys.version_info < (3, 11):
         assert {"exceptiongroup", "tomli"} <= tops
-    assert not any(relative.startswith("lib/day7_verify") for relative in inside)
+    assert not any(
+        relative.startswith(f"{THIRD_PARTY}/day7_verify") for relative in inside
+    )
     assert not any("bundled" in relative for relative in inside)
     files.copy_into(tmp_path / "bundle")
     assert (tmp_path / "bundle" / "suite" / "pytest.ini").is_file()
-    assert (tmp_path / "bundle" / "lib" / "pytest" / "__init__.py").is_file()
+    assert (tmp_path / "bundle" / THIRD_PARTY / "pytest" / "__init__.py").is_file()
+
+
+def test_hypothesis_takes_none_of_the_bundles_third_party_code_for_the_users(tmp_path):
+    """Hypothesis reads no constants out of the bundle's pytest or itself: it
+    would parse them in every part of every learner's suite (about a second
+    a part) to bias its examples towards code that is not under test."""
+    constants = pytest.importorskip(
+        "hypothesis.internal.constants_ast",
+        reason="this Hypothesis reads no constants from local modules",
+    )
+    local = getattr(constants, "is_local_module_file", None)
+    if local is None:
+        pytest.skip("this Hypothesis has no is_local_module_file")
+    manifest().copy_into(tmp_path / "bundle")
+    third_party = tmp_path / "bundle" / THIRD_PARTY
+    for module in ("pytest/__init__.py", "_pytest/main.py", "pluggy/__init__.py"):
+        assert not local(str(third_party / module)), module
+    assert local(str(tmp_path / "bundle" / "judge" / "build.py"))
