@@ -213,13 +213,22 @@ def _warm_up() -> None:
     """What every part would do first, done once before they fork from here:
     import the judge, and let Hypothesis load (or, without the command's
     copy, make) its Unicode tables, which it does on the first text drawn."""
+    import importlib
+    import pkgutil
+
     import pytest  # noqa: F401
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis import strategies as st
 
-    import judge.build  # noqa: F401
-    import judge.verdicts  # noqa: F401
-    import strategies.draw  # noqa: F401
+    import judge
+    import strategies
+
+    # Every module of the judge now: Hypothesis reads the constants of each
+    # module the suite imports that it takes for the user's own, once a
+    # process; done here, before the parts fork, it is done once.
+    for package in (judge, strategies):
+        for module in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+            importlib.import_module(module.name)
 
     once = settings(
         database=None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import MISSING, fields
+from typing import Any
 
 __all__ = ["Compact"]
 
@@ -24,6 +25,13 @@ class Compact:
             if default is MISSING or value != default:
                 shown.append(f"{item.name}={_literal(value)}")
         return f"{type(self).__name__}({', '.join(shown)})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # Hypothesis pretty-prints every explicit example before it runs it
+        # (to show it, should it fail), a dataclass field by field: for the
+        # biggest written world, 16 ms and 230 KB each time, a tenth of a
+        # passing verdict in all. The short repr is what a lesson shows.
+        printer.text(repr(self))
 
 
 def _literal(value: object) -> str:
