@@ -223,9 +223,9 @@ def _warm_up() -> None:
     import judge
     import strategies
 
-    # Every module of the judge now: Hypothesis reads the constants of each
-    # module the suite imports that it takes for the user's own, once a
-    # process; done here, before the parts fork, it is done once.
+    # Every module of the judge now, and their constants read (below):
+    # Hypothesis reads the constants of each module it takes for the user's
+    # own, once a process; done here, before the parts fork, it is done once.
     for package in (judge, strategies):
         for module in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
             importlib.import_module(module.name)
@@ -237,6 +237,11 @@ def _warm_up() -> None:
         suppress_health_check=list(HealthCheck),
     )
     find(st.text(min_size=1), lambda text: True, settings=once)
+    try:  # what Hypothesis's pytest plugin asks for at collection, in every part
+        from hypothesis.internal.conjecture.providers import _get_local_constants
+    except ImportError:  # a Hypothesis without it reads no constants
+        return
+    _get_local_constants()
 
 
 def _part_process(

@@ -7,6 +7,7 @@ takes a second or less.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -162,3 +163,37 @@ def test_hypothesis_takes_none_of_the_bundles_third_party_code_for_the_users(tmp
     for module in ("pytest/__init__.py", "_pytest/main.py", "pluggy/__init__.py"):
         assert not local(str(third_party / module)), module
     assert local(str(tmp_path / "bundle" / "judge" / "build.py"))
+
+
+def test_the_warm_up_leaves_hypothesis_no_module_of_the_judge_to_read():
+    """After the child's warm-up (before the parts fork) Hypothesis has read
+    the constants of every judge module, so no part reads them again: each
+    part did, about half a second of every learner's verdict."""
+    constants = pytest.importorskip(
+        "hypothesis.internal.constants_ast",
+        reason="this Hypothesis reads no constants from local modules",
+    )
+    if not hasattr(constants, "constants_from_module"):
+        pytest.skip("this Hypothesis reads constants some other way")
+    code = (
+        "import hypothesis.internal.conjecture.providers as providers\n"
+        "from day7_verify import _child\n"
+        "_child._warm_up()\n"
+        "read = []\n"
+        "original = providers.constants_from_module\n"
+        "providers.constants_from_module = lambda m: read.append(m) or original(m)\n"
+        "providers._get_local_constants()\n"
+        "print(len(read), sorted(m.__name__ for m in read)[:5])\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("0 "), done.stdout
