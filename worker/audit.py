@@ -105,19 +105,16 @@ def _reach(raw: object, flags: int | None) -> str | None:
         if (base := _place(_ARMED.dir_fd)) is None:
             return None
         path = os.path.join(base, path)
-    try:
+    head, tail = os.path.split(os.path.normpath(path))
+    try:  # with O_NOFOLLOW the last component is not followed, the others are
         if isinstance(flags, int) and flags & os.O_NOFOLLOW:
-            # The last component is not followed; the ones before it are.
-            head, tail = os.path.split(os.path.normpath(path))
             return os.path.join(os.path.realpath(head), tail)
         return os.path.realpath(path)
     except (OSError, ValueError):  # beyond PATH_MAX, say: keep it lexical
-        return os.path.normpath(path)
+        return os.path.join(head, tail)
 
 
-def _watched_open(
-    path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None
-) -> int:
+def _watched_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None):
     """`os.open`, telling the hook which directory a relative path is in."""
     if (log := _log()) is None:
         return _real_open(path, flags, mode, dir_fd=dir_fd)
@@ -133,15 +130,11 @@ def _watched_open(
 
 
 class AccessRecorder:
-    """Records what a call opens, changes, starts or connects.
-
-    `with recorder.armed():` in the thread that calls the target (with
-    `every_thread`, every thread); then `accesses` holds the records, and
-    `places` where this process imported from when armed (resolved here: a
-    sandboxed worker sees other paths than the judge). While armed `os.open`
-    is wrapped, so descriptor-relative opens are resolved. One call is armed
-    at a time.
-    """
+    """Records what a call opens, changes, starts or connects: `with
+    recorder.armed():` in the thread that calls (with `every_thread`, in every
+    thread), then `accesses` holds the records and `places` where this process
+    imported from (resolved here: a sandboxed worker sees other paths than the
+    judge). One call is armed at a time; `os.open` is wrapped while it is."""
 
     def __init__(self) -> None:
         self.accesses: list[Record] = []

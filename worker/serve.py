@@ -26,7 +26,10 @@ import types
 from pathlib import Path, PurePath
 from typing import Any
 
-from worker.audit import AccessRecorder
+try:  # imported by the judge, in the package
+    from worker.audit import AccessRecorder
+except ImportError:  # run as the worker (worker/__main__.py): this folder is the path
+    from audit import AccessRecorder  # type: ignore[no-redef]
 
 PROTOCOL = 1
 #: The longest line either side sends; how deep and how many items of one
@@ -46,8 +49,7 @@ def short_repr(value: object, limit: int = 80) -> str:
 
 
 def _fields(owner: Any, fields: Any) -> list[Any]:
-    """`owner`'s fields in order, up to the first of the wrong type: a str or
-    bool as it is, anything else as its repr in a one-item list."""
+    # Up to the first of the wrong type; that one's repr in a one-item list.
     read = []
     for name, kind in fields:
         read.append(value := getattr(owner, name, None))
@@ -107,13 +109,9 @@ def canon(value: object, depth: int = 0) -> Any:
     return ["object", kind, sorted((n, canon(attributes[n], deeper)) for n in kept)]
 
 
-class LoadFailed(Exception):
-    """Why the target cannot be loaded, in one line."""
-
-
-def load(config: dict[str, Any]) -> dict[str, object]:
+def load(config: dict[str, Any]) -> dict[str, object] | str:
     """The target's Day 7 names (the judge's `names`), from its folder's
-    `modules` or its `module`; LoadFailed says why not."""
+    `modules` or its `module`; or why it cannot be loaded, in one line."""
     folder, modules, at = config.get("folder"), [], "it"
     try:
         if folder:
@@ -130,11 +128,11 @@ def load(config: dict[str, Any]) -> dict[str, object]:
         if isinstance(error, ModuleNotFoundError) and isinstance(missing, str):
             if config["module"].startswith(missing):
                 why = f"no module named {missing!r} is importable"
-                raise LoadFailed(f"{why} (is it installed, or on sys.path?)") from None
+                return f"{why} (is it installed, or on sys.path?)"
         said = _error_data(error)
         text = " ".join(said["message"].replace(f"{PACKAGE}.", "").split())
         why = f"{said['type']}: {text}" if text else said["type"]
-        raise LoadFailed(f"importing {at} failed: {why}") from None
+        return f"importing {at} failed: {why}"
     return {n: getattr(m, n) for m in modules for n in config["names"] if hasattr(m, n)}
 
 
@@ -168,12 +166,12 @@ class Worker:
             "getattr": getattr,
             "setattr": setattr,
             "force": object.__setattr__,  # past a frozen dataclass's own __setattr__
-            "special": special,
+            "special": self.special,
             "replace": dataclasses.replace,
             "report": self.view,
             "describe": lambda: {n: describe_name(v) for n, v in self.names.items()},
-            "state": state,
-            "audit": audited,
+            "state": self.state,
+            "audit": self.audited,
         }
 
     def out(self, value: Any, depth: int = 0) -> Any:
@@ -182,24 +180,21 @@ class Worker:
             return value
         if isinstance(value, str):
             return str(value)
-        kind, deeper = type(value), depth + 1
-        if depth > 4 * MAX_DEPTH:
-            pass  # deeper than any report: a handle
-        elif kind is list or isinstance(value, tuple) and not hasattr(value, "_fields"):
-            items = [self.out(item, deeper) for item in value[:MAX_ITEMS]]
-            return items if kind is list else {"$t": items}
-        elif kind is dict:
-            pairs = itertools.islice(value.items(), MAX_ITEMS)
-            return {
-                "$d": [[self.out(k, deeper), self.out(v, deeper)] for k, v in pairs]
-            }
-        elif isinstance(value, bytes):
-            return {"$b": base64.b64encode(value).decode("ascii")}
-        elif isinstance(value, PurePath):
-            return {"$p": os.fspath(value)}
-        elif kind in (set, frozenset):
-            items = [self.out(item, deeper) for item in value]
-            return {"$fs" if kind is frozenset else "$set": items}
+        kind, out = type(value), lambda item: self.out(item, depth + 1)
+        if depth <= 4 * MAX_DEPTH:  # deeper than any report: a handle
+            plain = isinstance(value, tuple) and not hasattr(value, "_fields")
+            if kind is list or plain:  # a named tuple stays here
+                items = [out(item) for item in value[:MAX_ITEMS]]
+                return items if kind is list else {"$t": items}
+            if kind is dict:
+                pairs = itertools.islice(value.items(), MAX_ITEMS)
+                return {"$d": [[out(k), out(v)] for k, v in pairs]}
+            if kind in (set, frozenset):
+                return {"$fs" if kind is frozenset else "$set": [out(i) for i in value]}
+            if isinstance(value, bytes):
+                return {"$b": base64.b64encode(value).decode("ascii")}
+            if isinstance(value, PurePath):
+                return {"$p": os.fspath(value)}
         number = next(self.numbers)
         self.objects[number] = value
         return {"$h": number, "type": kind.__name__}
@@ -292,37 +287,38 @@ class Worker:
             return {"raised": _error_data(error)}
         return said
 
+    def special(self, target: Any, name: str, *args: Any) -> Any:
+        """A special method of `target`, looked up on its type as Python does;
+        `__iter__` gives the items, `repr` a bounded repr."""
+        if name == "__iter__":
+            return list(itertools.islice(iter(target), MAX_ITEMS))
+        if name == "repr":
+            return short_repr(target, 400)
+        return getattr(type(target), name)(target, *args)
 
-def special(target: Any, name: str, *args: Any) -> Any:
-    """A special method of `target`, looked up on its type as Python does;
-    `__iter__` gives the items, `repr` a bounded repr."""
-    if name == "__iter__":
-        return list(itertools.islice(iter(target), MAX_ITEMS))
-    if name == "repr":
-        return short_repr(target, 400)
-    return getattr(type(target), name)(target, *args)
+    def state(self, objects: dict[str, Any]) -> dict[str, Any]:
+        """Each object as comparable data; the working directory, the environment."""
+        said = {label: canon(value) for label, value in objects.items()}
+        try:
+            said["the process's working directory"] = os.getcwd()
+        except OSError as error:
+            said["the process's working directory"] = f"<unavailable: {error}>"
+        return {**said, "the process's environment": dict(os.environ)}
 
-
-def state(objects: dict[str, Any]) -> dict[str, Any]:
-    """Each object as comparable data, with the working directory and environment."""
-    said = {label: canon(value) for label, value in objects.items()}
-    try:
-        said["the process's working directory"] = os.getcwd()
-    except OSError as error:
-        said["the process's working directory"] = f"<unavailable: {error}>"
-    return {**said, "the process's environment": dict(os.environ)}
-
-
-def audited(fn: Any, args: list[Any]) -> dict[str, Any]:
-    """The call, with raw records of what it opened, started or changed and
-    where this process imports from: the judge judges them (judge/access.py)."""
-    recorder, outcome = AccessRecorder(), {}
-    try:
-        with recorder.armed(every_thread=True):  # the learner's threads too
-            outcome["value"] = fn(*args)
-    except BaseException as error:
-        outcome["raised"] = _error_data(error)
-    return {**outcome, "accesses": recorder.accesses[:1000], "places": recorder.places}
+    def audited(self, fn: Any, args: list[Any]) -> dict[str, Any]:
+        """The call, with raw records of what it opened, started or changed and
+        where this process imports from: the judge judges them (judge/access.py)."""
+        recorder, outcome = AccessRecorder(), {}
+        try:
+            with recorder.armed(every_thread=True):  # the learner's threads too
+                outcome["value"] = fn(*args)
+        except BaseException as error:
+            outcome["raised"] = _error_data(error)
+        return {
+            **outcome,
+            "accesses": recorder.accesses[:1000],
+            "places": recorder.places,
+        }
 
 
 class Callback:
@@ -342,8 +338,7 @@ class Callback:
 
 
 def _error_data(error: BaseException) -> dict[str, Any]:
-    """An exception as data: its type, the builtin it derives from, its message
-    and where it was raised (innermost first)."""
+    """An exception as data: type, builtin base, message, frames (innermost first)."""
     # The first builtin of its MRO: an exception's always comes before object.
     builtin = next(k for k in type(error).__mro__ if k.__module__ == "builtins")
     try:
@@ -361,21 +356,18 @@ def _rebuilt(data: dict[str, Any], names: dict[str, object]) -> BaseException:
     target's own class for a Day 7 name (AgentError), the builtin itself for
     a builtin's name, else a class of that name deriving from the builtin."""
     name, message = str(data.get("type")), str(data.get("message", ""))
-    base = getattr(builtins, str(data.get("builtin")), Exception)
-    if not (isinstance(base, type) and issubclass(base, Exception)):
-        base = Exception
-    own = names.get(name)
+    own, base = names.get(name), getattr(builtins, str(data.get("builtin")), None)
     if isinstance(own, type) and issubclass(own, BaseException):
         return own(message)
+    if not (isinstance(base, type) and issubclass(base, Exception)):
+        base = Exception
     return (base if base.__name__ == name else type(name, (base,), {}))(message)
 
 
 def main() -> None:
-    """Load the target the judge's first line names, then serve the judge.
-
-    The channel is the standard input and output as they were; from here on
-    the target reads nothing and what it prints goes to the standard error
-    it shares with the judge (the command keeps its tail, bounded)."""
+    """Load the target the judge's first line names, then serve the judge."""
+    # The channel is the standard input and output as they were: the target
+    # reads nothing, and prints to the standard error it shares with the judge.
     worker = Worker(os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     os.dup2(2, 1)
@@ -383,19 +375,18 @@ def main() -> None:
     if memory := config.get("memory"):
         resource.setrlimit(resource.RLIMIT_AS, (int(memory), int(memory)))
     sys.path += [p for p in dict.fromkeys(config.get("path", ())) if p not in sys.path]
-    # The judge, about to end a call that outlived its deadline (or a load
-    # that did), asks for the stack with SIGUSR1: written from C, so a loop
-    # that holds the interpreter or blocks other signals still says where.
+    # The stack, for a hang's lesson: on SIGUSR1 (the judge's, as it ends a
+    # late call) or a late load, written from C, so a loop that holds the
+    # interpreter or blocks other signals still says where it was.
     hang = os.fdopen(config["hang_fd"], "w")
     faulthandler.register(signal.SIGUSR1, file=hang, all_threads=False)
     faulthandler.dump_traceback_later(config["load_seconds"], file=hang)
-    try:
-        worker.names = load(config)
-    except LoadFailed as error:
-        worker.send({"protocol": PROTOCOL, "load_error": str(error)})
+    loaded = load(config)
+    faulthandler.cancel_dump_traceback_later()
+    if isinstance(loaded, str):
+        worker.send({"protocol": PROTOCOL, "load_error": loaded})
         os._exit(0)
-    finally:
-        faulthandler.cancel_dump_traceback_later()
-    names = {name: isinstance(value, type) for name, value in worker.names.items()}
+    worker.names = loaded
+    names = {name: isinstance(value, type) for name, value in loaded.items()}
     worker.send({"protocol": PROTOCOL, "names": names})
     worker.serve()
