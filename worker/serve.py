@@ -26,10 +26,7 @@ import types
 from pathlib import Path, PurePath
 from typing import Any
 
-try:  # imported by the judge, in the package
-    from worker.audit import AccessRecorder
-except ImportError:  # run as the worker (worker/__main__.py): this folder is the path
-    from audit import AccessRecorder  # type: ignore[no-redef]
+from worker.audit import AccessRecorder
 
 PROTOCOL = 1
 #: The longest line either side sends; how deep and how many items of one

@@ -55,14 +55,9 @@ def test_the_worker_package_is_readable_in_one_sitting() -> None:
 
 
 def test_the_worker_imports_only_the_standard_library() -> None:
-    """Every import in worker/ is of the standard library or of worker itself
-    (run as a folder, its modules import each other by their bare names)."""
+    """Every import in worker/ is of the standard library or of worker itself."""
     assert sys.version_info >= (3, 10)
-    allowed = {
-        *sys.stdlib_module_names,
-        "worker",
-        *(p.stem for p in WORKER.glob("*.py")),
-    }
+    allowed = {*sys.stdlib_module_names, "worker"}
     strays = []
     for path in sorted(WORKER.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
