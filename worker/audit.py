@@ -79,9 +79,8 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
 
 
 def _shown(args: tuple[Any, ...]) -> str:
-    text = ", ".join(
-        os.fsdecode(a) if isinstance(a, str | bytes) else repr(a) for a in args
-    )
+    shown = [os.fsdecode(a) if isinstance(a, str | bytes) else repr(a) for a in args]
+    text = ", ".join(shown)
     return text if len(text) <= 300 else text[:140] + " ... " + text[-140:]
 
 

@@ -311,11 +311,8 @@ class Worker:
                 outcome["value"] = fn(*args)
         except BaseException as error:
             outcome["raised"] = _error_data(error)
-        return {
-            **outcome,
-            "accesses": recorder.accesses[:1000],
-            "places": recorder.places,
-        }
+        outcome["accesses"] = recorder.accesses[:1000]
+        return {**outcome, "places": recorder.places}
 
 
 class Callback:
