@@ -22,7 +22,7 @@ from typing import Any
 _HOMES = {
     "judge.build": "build_in evidence_bytes make_case materialise rewrite_evidence"
     " rewrite_in_root scratch_parent",
-    "judge.verdicts": "assert_truth check_maker evaluate judged judging"
+    "judge.verdicts": "assert_truth evaluate judged judging"
     " rows_without_tree shown_names shown_row verdict_cause",
     "judge.hardened": "judge_access judge_hostile",
     "judge.snapshot": "object_state spy_on tree_changes tree_snapshot",

@@ -95,22 +95,19 @@ def placed(hint: str, name: str, home: str = "") -> str:
     return f"{hint}; {where}" if hint else where
 
 
-def hint_for(
-    check: Any, passed: object, level: str = "hardened", maker: str = ""
-) -> str:
+def hint_for(check: Any, passed: object, level: str = "hardened") -> str:
     """The lesson's hint for an observed row the expected `check` (the
     truth's `ExpectedCheck`) does not accept.
 
     The right verdict with the wrong words is a wording mistake: the usual
     mistake behind a wrong verdict (reload through a fresh store, catch the
     exception) would tell the learner to do what they did. Either way it ends
-    naming `maker` in evaluation.py, the learner's function that built the
-    check (`remote.report_makers`), or else evaluate_run, the one function
-    that makes every check.
+    naming evaluate_run, the one function that makes every check (which of
+    its helpers built this one is the learner's to find: the worker does not
+    watch the learner's functions).
     """
-    where = (maker, "evaluation.py") if maker else ("evaluate_run",)
     binding = check.binding(level)
     if passed is check.passed and check.prefix and binding is not None:
         words = f"the detail must start with the words {binding.rstrip()!r}"
-        return placed(words, *where)
-    return placed(check.hint, *where)
+        return placed(words, "evaluate_run")
+    return placed(check.hint, "evaluate_run")

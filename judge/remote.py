@@ -64,7 +64,6 @@ __all__ = [
     "bounded",
     "Step",
     "force",
-    "report_makers",
     "give_to_worker",
     "is_remote",
     "recast",
@@ -436,7 +435,7 @@ class Client:
 
     def ask(self, what: str, name: str, *args: Any, **kwargs: Any) -> Any:
         """A call of one of the worker's own functions (`Worker.own`: getattr,
-        setattr, force, special, replace, report, describe, state, audit, ping)."""
+        setattr, force, special, replace, report, describe, state, audit)."""
         message = {"op": "call", "fn": {"$w": name}, "args": self.encode(list(args))}
         return self.request({**message, "kwargs": self.encode(kwargs)}, what)
 
@@ -927,31 +926,6 @@ def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str]
             raise ProtocolError("the worker's report rows are malformed")
         checked.append((row[0], row[1], row[2]))
     return None, tuple(checked)
-
-
-def report_makers(report: object) -> tuple[str, ...]:
-    """Per row of a remote report, the learner's function that built its check
-    ("" for one `evaluate_run` built, or none known): the worker's word,
-    which only words a lesson's hint (`judge.fixes.hint_for`), never a
-    verdict, so anything but a list of plain names is taken as none."""
-    said = getattr(report, "_view", None) if isinstance(report, Remote) else None
-    makers = said.get("makers") if isinstance(said, dict) else None
-    if not isinstance(makers, list) or len(makers) > MAX_MAKERS:
-        return ()
-    return tuple(
-        maker
-        if isinstance(maker, str)
-        and len(maker) <= MAX_MAKER_CHARS
-        and maker.isidentifier()
-        and not maker.startswith("__")
-        else ""
-        for maker in makers
-    )
-
-
-#: A report's checks a worker may name a maker for, and a maker's length.
-MAX_MAKERS = 20_000
-MAX_MAKER_CHARS = 100
 
 
 # --- many calls in one request ------------------------------------------------------

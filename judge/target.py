@@ -47,9 +47,17 @@ __all__ = [
     "load_target",
 ]
 
-# The Day 7 names and the modules they live in: defined once, in the worker
-# (which must stand alone, importing nothing of this package).
-from worker.serve import DAY7_MODULES, REQUIRED_NAMES  # noqa: E402
+#: The Day 7 surface and the modules that define it (the worker is told them
+#: with the target: it imports nothing of this package).
+REQUIRED_NAMES = tuple(
+    "AgentError FinalAction ToolAction AgentEvent AgentRun AgentLimits run_agent"
+    " ToolPolicy ApprovalDecision Workspace EffectReceipt ReceiptStore"
+    " FileExpectation ResultExpectation ReceiptExpectation EvaluationCase"
+    " EvaluationCheck EvaluationReport evaluate_run".split()
+)
+DAY7_MODULES = tuple(
+    "protocol receipts workspace generation checkpoint loop evaluation".split()
+)
 
 _MODULE_FILES = ", ".join(f"{name}.py" for name in DAY7_MODULES)
 
@@ -298,7 +306,8 @@ def _remote_target(
     """A target whose code runs in a worker process (judge.remote)."""
     from judge import remote
 
-    client = remote.Client(config, label)
+    surface = {"names": REQUIRED_NAMES, "modules": DAY7_MODULES}
+    client = remote.Client({**config, **surface}, label)
     if seconds is not None:
         client.load_seconds = seconds
     try:

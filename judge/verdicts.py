@@ -27,7 +27,6 @@ from judge.lessons import (
     report_view,
 )
 from judge.limits import CALL_SECONDS
-from judge.remote import report_makers
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe
 
@@ -36,7 +35,6 @@ __all__ = [
     "Body",
     "assert_truth",
     "calling",
-    "check_maker",
     "checked",
     "evaluate",
     "evaluated_twice",
@@ -394,13 +392,6 @@ def verdict_cause(check: ExpectedCheck, passed: object) -> str:
     return f"check:{group}"
 
 
-def check_maker(report: Any, index: int) -> str:
-    """The learner's function that built check `index` of `report`, or ""
-    (`remote.report_makers`; the bundled evaluator, judged here, says none)."""
-    makers = report_makers(report)
-    return makers[index] if index < len(makers) else ""
-
-
 def shown_names(names: Sequence[str], other: Sequence[str]) -> str:
     """Check names for a lesson: as written, or escaped (`ascii`) when the two
     lists differ but would print the same (another Unicode form, say)."""
@@ -443,7 +434,7 @@ def assert_truth(
             hint=placed(_names_hint(names, want), "evaluate_run"),
             cause=_names_cause(names, want),
         )
-    for index, (row, check) in enumerate(zip(rows, expected, strict=True)):
+    for row, check in zip(rows, expected, strict=True):
         if only is not None and not only(check):
             continue
         if not check.accepts(row[1], row[2], level):
@@ -456,7 +447,7 @@ def assert_truth(
                     world=f"{about}\n{behind}".lstrip(),
                     expected=check.shown(level),
                     observed=shown_row(row),
-                    hint=hint_for(check, row[1], level, check_maker(report, index)),
+                    hint=hint_for(check, row[1], level),
                     cause=verdict_cause(check, row[1]),
                 )
             except InvariantFailure as failure:

@@ -1,18 +1,11 @@
-"""Start the worker: `python -I -S -B <this folder>`.
+"""Start the worker, `python -I -S -B <this folder>`: the folder Python puts on
+the path is taken off it and made the `worker` package, so nothing beside it
+(the judge) is importable, nor are its modules by their bare names."""
 
-Run as a folder, isolated, Python puts only this folder on the path: the
-package is loaded by location, and nothing beside it (the judge) is importable.
-"""
-
-import importlib.util
-import os
+import importlib
 import sys
+import types
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if sys.path and os.path.abspath(sys.path[0]) == HERE:
-    del sys.path[0]
-SPEC = importlib.util.spec_from_file_location(
-    "worker", os.path.join(HERE, "__init__.py"), submodule_search_locations=[HERE]
-)
-sys.modules["worker"] = importlib.util.module_from_spec(SPEC)  # type: ignore[arg-type]
+sys.modules["worker"] = package = types.ModuleType("worker")
+package.__path__ = [sys.path.pop(0)]  # run as a folder, it is the path's first
 importlib.import_module("worker.serve").main()

@@ -3,10 +3,10 @@
 One process-wide audit hook (hooks cannot be removed) records while a call
 is armed: the worker records a learner's call in every thread (a call may
 start threads), the judge the bundled evaluator's in its own thread only;
-judge/access.py judges the records. Limits: `from os
-import open` bound before arming bypasses the os.open wrapper (its relative
-names are then resolved against the working directory: a false alarm, never
-a missed one); os.stat, os.lstat and os.readlink raise no audit event.
+judge/access.py judges the records. Limits: `from os import open` bound
+before arming bypasses the os.open wrapper (its relative names are then
+resolved against the working directory: a false alarm, never a missed one);
+os.stat, os.lstat and os.readlink raise no audit event.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 Record = list[Any]
 
 # The audit events recorded, by the kind of action each is (a path event's
-# first argument is its path).
+# first argument is its path; a network module's every event is recorded).
 _TABLE = """
 path open os.listdir os.scandir os.walk os.fwalk os.chdir glob.glob glob.glob/2
 path pathlib.Path.glob pathlib.Path.rglob
@@ -33,24 +33,21 @@ change shutil.make_archive shutil.move shutil.rmtree shutil.unpack_archive
 change tempfile.mkdtemp tempfile.mkstemp
 process subprocess.Popen os.system os.exec os.posix_spawn os.spawn os.fork
 process os.forkpty os.startfile pty.spawn
+network socket http urllib ftplib smtplib poplib imaplib nntplib telnetlib webbrowser
 """
 _KINDS = {e: row.split()[0] for row in _TABLE.splitlines() for e in row.split()[1:]}
-_NETWORK = tuple(
-    "socket. http.client. urllib. ftplib. smtplib. poplib. imaplib. nntplib."
-    " telnetlib. webbrowser.".split()
-)
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
 class _Armed(threading.local):
-    log: list[Record] | None = None
-    dir_fd: int | None = None
-    busy: bool = False
+    log: list[Record] | None = None  # the thread's own armed call's
+    dir_fd: int | None = None  # the directory a relative os.open is in
+    busy = False  # showing or resolving a path must not record itself
 
 
-# The log of a call armed for every thread (the worker's: a learner's call
-# may start threads; the judge's own threads must not be recorded).
-_ARMED, _real_open, _INSTALLED, _EVERY = _Armed(), os.open, [], []
+# What this thread records, and the log of a call armed for every thread (the
+# worker's: a learner's call may start threads; the judge's own must not be).
+_ARMED, _EVERY, _INSTALLED, _real_open = _Armed(), [], [], os.open
 
 
 def _log() -> list[Record] | None:
@@ -58,13 +55,13 @@ def _log() -> list[Record] | None:
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    log = _log()
-    if log is None or _ARMED.busy:  # first: the hook sees every event of the process
+    log = _log()  # first: the hook sees every event of the process
+    if log is None or _ARMED.busy:
         return
-    kind = _KINDS.get(event) or ("network" if event.startswith(_NETWORK) else None)
+    kind = _KINDS.get(event) or _KINDS.get(event.split(".", 1)[0])
     if kind is None:
         return
-    _ARMED.busy = True  # showing or resolving a path must not record itself
+    _ARMED.busy = True
     try:
         if kind != "path":
             log.append([kind, event, _shown(args), None, False])
@@ -82,15 +79,16 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
 
 
 def _shown(args: tuple[Any, ...]) -> str:
-    text = ", ".join(
-        os.fsdecode(a) if isinstance(a, str | bytes) else repr(a) for a in args
-    )
+    shown = [os.fsdecode(a) if isinstance(a, str | bytes) else repr(a) for a in args]
+    text = ", ".join(shown)
     return text if len(text) <= 300 else text[:140] + " ... " + text[-140:]
 
 
-def _fd_path(fd: int) -> str | None:
+def _place(fd: int | None) -> str | None:
+    """The real path of the directory or file descriptor `fd` (None: the
+    working directory), or None when it cannot be read."""
     try:
-        return os.readlink(f"/proc/self/fd/{fd}")
+        return os.getcwd() if fd is None else os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
         return None
 
@@ -98,29 +96,24 @@ def _fd_path(fd: int) -> str | None:
 def _reach(raw: object, flags: int | None) -> str | None:
     """The real path an open or listing of `raw` reaches, before it happens."""
     if raw is None or isinstance(raw, int):
-        return os.getcwd() if raw is None else _fd_path(raw)
+        return _place(raw)
     if not isinstance(raw, (str, bytes, os.PathLike)):
         return None
     path = os.fsdecode(os.fspath(raw))
     if not os.path.isabs(path):  # relative to a directory descriptor, or the cwd
-        dir_fd = _ARMED.dir_fd
-        base = os.getcwd() if dir_fd is None else _fd_path(dir_fd)
-        if base is None:
+        if (base := _place(_ARMED.dir_fd)) is None:
             return None
         path = os.path.join(base, path)
-    try:
+    head, tail = os.path.split(os.path.normpath(path))
+    try:  # with O_NOFOLLOW the last component is not followed, the others are
         if isinstance(flags, int) and flags & os.O_NOFOLLOW:
-            # The last component is not followed; the ones before it are.
-            head, tail = os.path.split(os.path.normpath(path))
             return os.path.join(os.path.realpath(head), tail)
         return os.path.realpath(path)
     except (OSError, ValueError):  # beyond PATH_MAX, say: keep it lexical
-        return os.path.normpath(path)
+        return os.path.join(head, tail)
 
 
-def _watched_open(
-    path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None
-) -> int:
+def _watched_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None):
     """`os.open`, telling the hook which directory a relative path is in."""
     if (log := _log()) is None:
         return _real_open(path, flags, mode, dir_fd=dir_fd)
@@ -130,21 +123,17 @@ def _watched_open(
     finally:
         _ARMED.dir_fd = None
     # What was really opened, from the kernel: sharper than any prediction.
-    if (actual := _fd_path(fd)) is not None and log and log[-1][1] == "open":
+    if log and log[-1][1] == "open" and (actual := _place(fd)) is not None:
         log[-1][3] = actual
     return fd
 
 
 class AccessRecorder:
-    """Records what a call opens, changes, starts or connects.
-
-    `with recorder.armed():` in the thread that calls the target (with
-    `every_thread`, every thread); then `accesses` holds the records, and
-    `places` where this process imported from when armed (resolved here: a
-    sandboxed worker sees other paths than the judge). While armed `os.open`
-    is wrapped, so descriptor-relative opens are resolved. One call is armed
-    at a time.
-    """
+    """Records what a call opens, changes, starts or connects: `with
+    recorder.armed():` in the thread that calls (with `every_thread`, in every
+    thread), then `accesses` holds the records and `places` where this process
+    imported from (resolved here: a sandboxed worker sees other paths than the
+    judge). One call is armed at a time; `os.open` is wrapped while it is."""
 
     def __init__(self) -> None:
         self.accesses: list[Record] = []
@@ -155,7 +144,7 @@ class AccessRecorder:
         # Taken before the call: a call that widens sys.path widens nothing.
         places = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path}
         self.places = sorted({os.path.realpath(p) for p in places if os.path.isabs(p)})
-        if _hook not in _INSTALLED:  # hooks cannot be removed: once a process
+        if not _INSTALLED:  # hooks cannot be removed: once a process
             sys.addaudithook(_hook)
             _INSTALLED.append(_hook)
         _ARMED.log, os.open = self.accesses, _watched_open

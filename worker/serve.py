@@ -21,6 +21,7 @@ import os
 import resource
 import signal
 import sys
+import traceback
 import types
 from pathlib import Path, PurePath
 from typing import Any
@@ -28,20 +29,12 @@ from typing import Any
 from worker.audit import AccessRecorder
 
 PROTOCOL = 1
-#: The Day 7 surface and the modules that define it.
-REQUIRED_NAMES = tuple(
-    "AgentError FinalAction ToolAction AgentEvent AgentRun AgentLimits run_agent"
-    " ToolPolicy ApprovalDecision Workspace EffectReceipt ReceiptStore"
-    " FileExpectation ResultExpectation ReceiptExpectation EvaluationCase"
-    " EvaluationCheck EvaluationReport evaluate_run".split()
-)
-DAY7_MODULES = tuple(
-    "protocol receipts workspace generation checkpoint loop evaluation".split()
-)
 #: The longest line either side sends; how deep and how many items of one
 #: container a value is followed (a learner's report nests a few levels).
 MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
 CHECK_FIELDS = (("name", str), ("passed", bool), ("detail", str))  # judge/shape.py's
+#: The package a learner's folder is loaded as (so its relative imports work).
+PACKAGE = "_day7_target"
 
 
 def short_repr(value: object, limit: int = 80) -> str:
@@ -53,8 +46,7 @@ def short_repr(value: object, limit: int = 80) -> str:
 
 
 def _fields(owner: Any, fields: Any) -> list[Any]:
-    """`owner`'s fields in order, up to the first of the wrong type: a str or
-    bool as it is, anything else as its repr in a one-item list."""
+    # Up to the first of the wrong type; that one's repr in a one-item list.
     read = []
     for name, kind in fields:
         read.append(value := getattr(owner, name, None))
@@ -66,22 +58,18 @@ def _fields(owner: Any, fields: Any) -> list[Any]:
 
 def describe_name(value: Any) -> dict[str, Any]:
     """What the surface invariant asks of one Day 7 name, as plain data."""
-    info: dict[str, Any] = {"repr": short_repr(value), "callable": callable(value)}
+    info: dict[str, Any] = {"repr": short_repr(value), "parameters": None}
     info["is_class"] = is_class = isinstance(value, type)
     info["attributes"] = {name: hasattr(value, name) for name in ("passed", "render")}
     if is_class:
+        info.update(name=value.__name__, value_error=issubclass(value, ValueError))
         info["bases"] = [base.__name__ for base in value.__bases__]
-        info["name"], info["value_error"] = (
-            value.__name__,
-            issubclass(value, ValueError),
-        )
+        slots = vars(value).get("__slots__")
+        info["slots"] = None if slots is None else short_repr(slots)
         if info.setdefault("dataclass", dataclasses.is_dataclass(value)):
             info["init_fields"] = [f.name for f in dataclasses.fields(value) if f.init]
             params = getattr(value, "__dataclass_params__", None)
             info["frozen"] = bool(getattr(params, "frozen", False))
-        slots = vars(value).get("__slots__")
-        info["slots"] = None if slots is None else short_repr(slots)
-    info["parameters"] = None
     with contextlib.suppress(TypeError, ValueError):
         signature = inspect.signature(value)
         info["parameters"] = [
@@ -118,45 +106,31 @@ def canon(value: object, depth: int = 0) -> Any:
     return ["object", kind, sorted((n, canon(attributes[n], deeper)) for n in kept)]
 
 
-class LoadFailed(Exception):
-    """Why the target cannot be loaded, in one line."""
-
-
-def _one_line(error: BaseException) -> str:
+def load(config: dict[str, Any]) -> dict[str, object] | str:
+    """The target's Day 7 names (the judge's `names`), from its folder's
+    `modules` or its `module`; or why it cannot be loaded, in one line."""
+    folder, modules, at = config.get("folder"), [], "it"
     try:
-        text = " ".join(str(error).split())
-    except Exception:
-        text = "(its message cannot be printed)"
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def load(config: dict[str, Any]) -> dict[str, object]:
-    """The target's Day 7 names, from a folder or a module; LoadFailed says why."""
-    folder, package, modules = config.get("folder"), "_day7_target", []
-    if folder:  # the folder as a synthetic package, so its relative imports work
-        spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
-        spec.submodule_search_locations = [folder]
-        sys.modules[package] = importlib.util.module_from_spec(spec)
-        sys.dont_write_bytecode = True
-        for name in DAY7_MODULES:
-            if not os.path.isfile(os.path.join(folder, f"{name}.py")):
-                continue
-            try:
-                modules.append(importlib.import_module(f"{package}.{name}"))
-            except BaseException as error:  # a learner's import may raise anything
-                message = _one_line(error).replace(f"{package}.", "")
-                raise LoadFailed(f"importing {name}.py failed: {message}") from None
-    else:
-        try:
+        if folder:
+            spec = importlib.machinery.ModuleSpec(PACKAGE, None, is_package=True)
+            spec.submodule_search_locations = [folder]
+            sys.modules[PACKAGE] = importlib.util.module_from_spec(spec)
+            for at in (f"{name}.py" for name in config["modules"]):
+                if os.path.isfile(os.path.join(folder, at)):
+                    modules.append(importlib.import_module(f"{PACKAGE}.{at[:-3]}"))
+        else:
             modules.append(importlib.import_module(config["module"]))
-        except BaseException as error:
-            missing = getattr(error, "name", None)
-            absent = isinstance(error, ModuleNotFoundError) and missing is not None
-            if absent and config["module"].startswith(missing):
+    except BaseException as error:  # a learner's import may raise anything
+        missing = getattr(error, "name", None) if not folder else None
+        if isinstance(error, ModuleNotFoundError) and isinstance(missing, str):
+            if config["module"].startswith(missing):
                 why = f"no module named {missing!r} is importable"
-                raise LoadFailed(f"{why} (is it installed, or on sys.path?)") from None
-            raise LoadFailed(f"importing it failed: {_one_line(error)}") from None
-    return {n: getattr(m, n) for m in modules for n in REQUIRED_NAMES if hasattr(m, n)}
+                return f"{why} (is it installed, or on sys.path?)"
+        said = _error_data(error)
+        text = " ".join(said["message"].replace(f"{PACKAGE}.", "").split())
+        why = f"{said['type']}: {text}" if text else said["type"]
+        return f"importing {at} failed: {why}"
+    return {n: getattr(m, n) for m in modules for n in config["names"] if hasattr(m, n)}
 
 
 class Worker:
@@ -185,18 +159,16 @@ class Worker:
             "$r": lambda index: self.batch[index],
             "$w": lambda name: self.own[name],
         }
-        # What the judge may call here besides the target's names.
-        self.own = {
+        self.own = {  # what the judge may call here besides the target's names
             "getattr": getattr,
             "setattr": setattr,
             "force": object.__setattr__,  # past a frozen dataclass's own __setattr__
-            "special": special,
+            "special": self.special,
             "replace": dataclasses.replace,
             "report": self.view,
             "describe": lambda: {n: describe_name(v) for n, v in self.names.items()},
-            "state": state,
-            "audit": audited,
-            "ping": os.getpid,
+            "state": self.state,
+            "audit": self.audited,
         }
 
     def out(self, value: Any, depth: int = 0) -> Any:
@@ -205,38 +177,33 @@ class Worker:
             return value
         if isinstance(value, str):
             return str(value)
-        kind, deeper = type(value), depth + 1
-        if depth > 4 * MAX_DEPTH:
-            pass  # deeper than any report: a handle
-        elif kind is list or isinstance(value, tuple) and not hasattr(value, "_fields"):
-            items = [self.out(item, deeper) for item in value[:MAX_ITEMS]]
-            return items if kind is list else {"$t": items}
-        elif kind is dict:
-            pairs = itertools.islice(value.items(), MAX_ITEMS)
-            return {
-                "$d": [[self.out(k, deeper), self.out(v, deeper)] for k, v in pairs]
-            }
-        elif isinstance(value, bytes):
-            return {"$b": base64.b64encode(value).decode("ascii")}
-        elif isinstance(value, PurePath):
-            return {"$p": os.fspath(value)}
-        elif kind in (set, frozenset):
-            items = [self.out(item, deeper) for item in value]
-            return {"$fs" if kind is frozenset else "$set": items}
+        kind, out = type(value), lambda item: self.out(item, depth + 1)
+        if depth <= 4 * MAX_DEPTH:  # deeper than any report: a handle
+            plain = isinstance(value, tuple) and not hasattr(value, "_fields")
+            if kind is list or plain:  # a named tuple stays here
+                items = [out(item) for item in value[:MAX_ITEMS]]
+                return items if kind is list else {"$t": items}
+            if kind is dict:
+                pairs = itertools.islice(value.items(), MAX_ITEMS)
+                return {"$d": [[out(k), out(v)] for k, v in pairs]}
+            if kind in (set, frozenset):
+                return {"$fs" if kind is frozenset else "$set": [out(i) for i in value]}
+            if isinstance(value, bytes):
+                return {"$b": base64.b64encode(value).decode("ascii")}
+            if isinstance(value, PurePath):
+                return {"$p": os.fspath(value)}
         number = next(self.numbers)
         self.objects[number] = value
         return {"$h": number, "type": kind.__name__}
 
     def into(self, value: Any) -> Any:
-        """The judge's tagged data as values here."""
+        """The judge's tagged data as values here (a dict is one tag, its data)."""
         if isinstance(value, list):
             return [self.into(item) for item in value]
         if not isinstance(value, dict):
             return value
-        for tag, make in self.tags.items():
-            if tag in value:
-                return make(value[tag])  # type: ignore[operator]
-        raise ValueError(f"an untagged object crossed: {sorted(value)[:3]}")
+        [(tag, data)] = value.items()
+        return self.tags[tag](data)  # type: ignore[operator]
 
     def send(self, message: dict[str, Any]) -> None:
         data = json.dumps(message, separators=(",", ":")) + "\n"
@@ -249,9 +216,11 @@ class Worker:
         self.writer.flush()
 
     def serve(self, until_callback: int | None = None) -> Any:
-        """Answer requests; with `until_callback`, return that callback's answer."""
+        """Answer requests (a `batch`, or one call: of evaluate_run, with its
+        report's view in the same answer); with `until_callback`, return
+        that callback's answer."""
         while line := self.reader.readline(MAX_LINE + 1):
-            message = json.loads(line.decode("utf-8", "surrogatepass"))
+            message = json.loads(line)  # bytes: decoded with surrogatepass
             if "cb" in message:
                 if message["cb"] != until_callback:
                     continue  # an answer nobody waits for any more
@@ -262,30 +231,20 @@ class Worker:
                 self.objects.pop(number, None)
             reply: dict[str, Any] = {"id": message.get("id")}
             try:
-                reply["ok"] = self.out(self.dispatch(message))
+                if message.get("op") == "batch":
+                    value = self.run(message["steps"])
+                elif message.get("view"):
+                    value = {"value": (v := self.step(message)), "view": self.view(v)}
+                else:
+                    value = self.step(message)
+                reply["ok"] = self.out(value)
             except BaseException as error:  # the target's doing, sent as data
                 reply["raised"] = _error_data(error)
-                if isinstance(error, MemoryError):
-                    reply["fatal"] = True
+                reply["fatal"] = isinstance(error, MemoryError)
             self.send(reply)
-            if "fatal" in reply:
+            if reply.get("fatal"):
                 os._exit(3)
         os._exit(0)  # the judge is gone
-
-    def dispatch(self, message: dict[str, Any]) -> Any:
-        """A batch, or one call (of evaluate_run: with its report's view and
-        who built each check, in one answer)."""
-        if message.get("op") == "batch":
-            return self.run(message["steps"])
-        if message.get("op") != "call":
-            raise ValueError(f"unknown op {message.get('op')!r}")
-        if not message.get("view"):
-            return self.step(message)
-        built: dict[int, Any] = {}
-        check_type = self.names.get("EvaluationCheck")
-        with noting_makers(self.into(message["fn"]), check_type, built):
-            value = self.step(message)
-        return {"value": value, "view": self.view(value, built)}
 
     def step(self, step: dict[str, Any]) -> Any:
         """One call: `fn` (maybe a `method` of it), `args`, `kwargs`."""
@@ -308,14 +267,12 @@ class Worker:
             self.batch = []
         return {"results": results}
 
-    def view(self, report: Any, built: dict[int, Any] | None = None) -> dict[str, Any]:
+    def view(self, report: Any) -> dict[str, Any]:
         """What the report holds, read here in the order the judge judges its
-        shape (judge/shape.py) and up to the first field of the wrong type;
-        from `built`, the learner's function that built each check."""
+        shape (judge/shape.py) and up to the first field of the wrong type."""
         said: dict[str, Any] = {"none": report is None, "rows": None}
         try:
-            checks = getattr(report, "checks", None)
-            said["checks"] = short_repr(checks)
+            said["checks"] = short_repr(checks := getattr(report, "checks", None))
             if report is None or not isinstance(checks, tuple):
                 return said
             said["rows"] = rows = [_fields(check, CHECK_FIELDS) for check in checks]
@@ -323,85 +280,39 @@ class Worker:
                 return said
             [said["passed"]] = _fields(report, [("passed", bool)])
             said["render"] = callable(getattr(report, "render", None))
-            if built is not None:
-                said["makers"] = [built.get(id(c), (c, None))[1] for c in checks]
         except BaseException as error:
             return {"raised": _error_data(error)}
         return said
 
+    def special(self, target: Any, name: str, *args: Any) -> Any:
+        """A special method of `target`, looked up on its type as Python does;
+        `__iter__` gives the items, `repr` a bounded repr."""
+        if name == "__iter__":
+            return list(itertools.islice(iter(target), MAX_ITEMS))
+        if name == "repr":
+            return short_repr(target, 400)
+        return getattr(type(target), name)(target, *args)
 
-def special(target: Any, name: str, *args: Any) -> Any:
-    """A special method of `target`, looked up on its type as Python does;
-    `__iter__` gives the items, `repr` a bounded repr."""
-    if name == "__iter__":
-        return list(itertools.islice(iter(target), MAX_ITEMS))
-    if name == "repr":
-        return short_repr(target, 400)
-    return getattr(type(target), name)(target, *args)
-
-
-def state(objects: dict[str, Any]) -> dict[str, Any]:
-    """Each object as comparable data, with the working directory and environment."""
-    said = {label: canon(value) for label, value in objects.items()}
-    try:
-        said["the process's working directory"] = os.getcwd()
-    except OSError as error:
-        said["the process's working directory"] = f"<unavailable: {error}>"
-    return {**said, "the process's environment": dict(os.environ)}
-
-
-def audited(fn: Any, args: list[Any]) -> dict[str, Any]:
-    """The call, with raw records of what it opened, started or changed and
-    where this process imports from: the judge judges them (judge/access.py)."""
-    recorder, outcome = AccessRecorder(), {}
-    try:
-        with recorder.armed(every_thread=True):  # the learner's threads too
-            outcome["value"] = fn(*args)
-    except BaseException as error:
-        outcome["raised"] = _error_data(error)
-    outcome["accesses"] = recorder.accesses[:1000]
-    return {**outcome, "places": recorder.places}
-
-
-@contextlib.contextmanager
-def noting_makers(evaluate: Any, check_type: Any, built: dict[int, Any]) -> Any:
-    """For the call, which of the learner's functions built each check: the
-    check class's `__init__` notes the innermost plain function of
-    evaluate_run's module on the stack (evaluate_run itself: none) in `built`
-    (id -> (check, name); the check held so its id is not reused), and is put
-    back after. Not a trace hook: that slows every line twofold. The learner's
-    word: it words a hint, never a verdict."""
-    ok = type(evaluate) is types.FunctionType and isinstance(check_type, type)
-    module = evaluate.__globals__ if ok else None
-    had, init = (vars(check_type).get("__init__") if ok else None), None
-    if ok:
-        original = check_type.__init__
-
-        def init(check: Any, *args: Any, **kwargs: Any) -> None:
-            original(check, *args, **kwargs)
-            frame = sys._getframe(1)
-            while frame is not None:  # past comprehensions, methods, a dataclass's own
-                code = frame.f_code
-                if frame.f_globals is module and code is getattr(
-                    module.get(code.co_name), "__code__", None
-                ):
-                    if code is not evaluate.__code__ and len(built) < MAX_ITEMS:
-                        built.setdefault(id(check), (check, code.co_name))
-                    return
-                frame = frame.f_back
-
+    def state(self, objects: dict[str, Any]) -> dict[str, Any]:
+        """Each object as comparable data; the working directory, the environment."""
+        said = {label: canon(value) for label, value in objects.items()}
         try:
-            type.__setattr__(check_type, "__init__", init)
-        except Exception:  # a class that refuses: nobody is noted
-            init = None
-    try:
-        yield
-    finally:
-        if init is not None and vars(check_type).get("__init__") is init:
-            if had is None:
-                type.__delattr__(check_type, "__init__")
-            else:
-                type.__setattr__(check_type, "__init__", had)
+            said["the process's working directory"] = os.getcwd()
+        except OSError as error:
+            said["the process's working directory"] = f"<unavailable: {error}>"
+        return {**said, "the process's environment": dict(os.environ)}
+
+    def audited(self, fn: Any, args: list[Any]) -> dict[str, Any]:
+        """The call, with raw records of what it opened, started or changed and
+        where this process imports from: the judge judges them (judge/access.py)."""
+        recorder, outcome = AccessRecorder(), {}
+        try:
+            with recorder.armed(every_thread=True):  # the learner's threads too
+                outcome["value"] = fn(*args)
+        except BaseException as error:
+            outcome["raised"] = _error_data(error)
+        outcome["accesses"] = recorder.accesses[:1000]
+        return {**outcome, "places": recorder.places}
 
 
 class Callback:
@@ -421,18 +332,15 @@ class Callback:
 
 
 def _error_data(error: BaseException) -> dict[str, Any]:
-    """An exception as data: its type, the builtin it derives from, its message."""
+    """An exception as data: type, builtin base, message, frames (innermost first)."""
     # The first builtin of its MRO: an exception's always comes before object.
     builtin = next(k for k in type(error).__mro__ if k.__module__ == "builtins")
     try:
         message = str(error)[:4000]
     except Exception:
         message = "(its message cannot be printed)"
-    where, tb = [], error.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        where.append([code.co_filename, tb.tb_lineno, code.co_name])
-        tb = tb.tb_next
+    frames = traceback.walk_tb(error.__traceback__)
+    where = [[f.f_code.co_filename, line, f.f_code.co_name] for f, line in frames]
     said = {"type": type(error).__name__, "builtin": builtin.__name__}
     return {**said, "message": message, "where": where[-8:][::-1]}
 
@@ -442,45 +350,37 @@ def _rebuilt(data: dict[str, Any], names: dict[str, object]) -> BaseException:
     target's own class for a Day 7 name (AgentError), the builtin itself for
     a builtin's name, else a class of that name deriving from the builtin."""
     name, message = str(data.get("type")), str(data.get("message", ""))
-    base = getattr(builtins, str(data.get("builtin")), Exception)
-    if not (isinstance(base, type) and issubclass(base, Exception)):
-        base = Exception
-    own = names.get(name)
+    own, base = names.get(name), getattr(builtins, str(data.get("builtin")), None)
     if isinstance(own, type) and issubclass(own, BaseException):
         return own(message)
+    if not (isinstance(base, type) and issubclass(base, Exception)):
+        base = Exception
     return (base if base.__name__ == name else type(name, (base,), {}))(message)
 
 
 def main() -> None:
-    # The channel is the standard input and output as they were; from here
-    # on the target reads nothing and what it prints goes to the standard
-    # error it shares with the judge (the command keeps its tail, bounded).
+    """Load the target the judge's first line names, then serve the judge."""
+    # The channel is the standard input and output as they were: the target
+    # reads nothing, and prints to the standard error it shares with the judge.
     worker = Worker(os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     os.dup2(2, 1)
-    line = worker.reader.readline(MAX_LINE + 1)
-    config = json.loads(line.decode("utf-8", "surrogatepass"))
-    if config.get("memory"):
-        memory = int(config["memory"])
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    config = json.loads(worker.reader.readline(MAX_LINE + 1))
+    if memory := config.get("memory"):
+        resource.setrlimit(resource.RLIMIT_AS, (int(memory), int(memory)))
     sys.path += [p for p in dict.fromkeys(config.get("path", ())) if p not in sys.path]
-    hang, dump = config.get("hang_fd"), config.get("load_seconds")
-    if isinstance(hang, int):
-        hang = os.fdopen(hang, "w")
-        # The judge, about to end a call that outlived its deadline, asks for
-        # the stack with SIGUSR1: written from C, so a loop that holds the
-        # interpreter or blocks other signals still says where it was.
-        faulthandler.register(signal.SIGUSR1, file=hang, all_threads=False)
-        if isinstance(dump, (int, float)) and dump > 0:  # and if the load hangs
-            faulthandler.dump_traceback_later(dump, file=hang)
-    try:
-        worker.names = load(config)
-    except LoadFailed as error:
-        worker.send({"protocol": PROTOCOL, "load_error": str(error)})
+    # The stack, for a hang's lesson: on SIGUSR1 (the judge's, as it ends a
+    # late call) or a late load, written from C, so a loop that holds the
+    # interpreter or blocks other signals still says where it was.
+    hang = os.fdopen(config["hang_fd"], "w")
+    faulthandler.register(signal.SIGUSR1, file=hang, all_threads=False)
+    faulthandler.dump_traceback_later(config["load_seconds"], file=hang)
+    loaded = load(config)
+    faulthandler.cancel_dump_traceback_later()
+    if isinstance(loaded, str):
+        worker.send({"protocol": PROTOCOL, "load_error": loaded})
         os._exit(0)
-    finally:
-        faulthandler.cancel_dump_traceback_later()
-    names = {name: isinstance(value, type) for name, value in worker.names.items()}
-    worker.send({"protocol": PROTOCOL, "names": names, "pid": os.getpid()})
+    worker.names = loaded
+    names = {name: isinstance(value, type) for name, value in loaded.items()}
+    worker.send({"protocol": PROTOCOL, "names": names})
     worker.serve()

@@ -621,10 +621,10 @@ def test_a_small_world_is_shown_whole() -> None:
 
 def test_every_day7_name_has_one_home_and_no_other_name_has_one() -> None:
     """The places lessons name (judge.fixes.HOME) cover exactly the Day 7
-    surface the worker loads (worker.serve.REQUIRED_NAMES): a name added
+    surface the worker loads (judge.target.REQUIRED_NAMES): a name added
     to one list and not the other would be a lesson with no place, or a
     place for a name the suite never asks for."""
-    from worker.serve import REQUIRED_NAMES
+    from judge.target import REQUIRED_NAMES
 
     assert set(HOME) == set(REQUIRED_NAMES)
 

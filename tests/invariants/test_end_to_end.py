@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from judge import (
     assert_truth,
     call_target,
-    check_maker,
     evaluate,
     fail,
     judging,
@@ -114,9 +113,7 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
                         world=f"{context}\nthe fact behind {check.name}: {check.fact}",
                         expected=check.shown(target.level),
                         observed=shown_row(row),
-                        hint=hint_for(
-                            check, row[1], target.level, check_maker(report, index)
-                        ),
+                        hint=hint_for(check, row[1], target.level),
                         # The wrong fact's own verdict: the truth's mistake
                         # for that kind of fact, told once with it.
                         cause=verdict_cause(check, row[1]),

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from judge import (
     InvariantFailure,
     assert_truth,
-    check_maker,
     evaluate,
     evidence_bytes,
     fail,
@@ -189,7 +188,7 @@ def _assert_receipts(report, world: World, level: str) -> None:
     expected = truth(world)
     if len(rows) != len(expected):
         assert_truth(report, expected, level=level)  # names the missing checks
-    for index, (row, check) in enumerate(zip(rows, expected, strict=True)):
+    for row, check in zip(rows, expected, strict=True):
         if check.name.startswith("receipt:") and (
             row[0] != check.name or not check.accepts(row[1], row[2], level)
         ):
@@ -197,6 +196,6 @@ def _assert_receipts(report, world: World, level: str) -> None:
                 world=f"{describe(world)}\nthe fact behind {check.name}: {check.fact}",
                 expected=check.shown(level),
                 observed=shown_row(row),
-                hint=hint_for(check, row[1], level, check_maker(report, index)),
+                hint=hint_for(check, row[1], level),
                 cause=verdict_cause(check, row[1]),
             )
