@@ -256,7 +256,7 @@ class Worker:
     def run(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
         """Steps in order, a later one naming an earlier one's result as
         `{"$r": i}`; stops at the first that raises, saying which."""
-        self.batch = results = []
+        outer, self.batch = self.batch, (results := [])  # a callback may batch too
         try:
             for step in steps:
                 results.append(self.step(step))
@@ -264,7 +264,7 @@ class Worker:
             failed = {"failed": len(results), "raised": _error_data(error)}
             return {"results": results, **failed}
         finally:
-            self.batch = []
+            self.batch = outer
         return {"results": results}
 
     def view(self, report: Any) -> dict[str, Any]:

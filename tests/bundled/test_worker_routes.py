@@ -80,3 +80,36 @@ def test_the_worker_route_can_tell_a_difference(routes, tmp_path) -> None:
     finally:
         other.client.stop()
         shutil.rmtree(folder)
+
+
+def test_a_batch_sent_while_a_batch_waits_on_a_callback_keeps_its_results(
+    tmp_path,
+) -> None:
+    """A batch the judge sends from a callback (the learner's code called a
+    judge-side callable mid-batch) leaves the outer batch's earlier results
+    where its later steps find them."""
+    from judge.remote import Ref, Step, run_steps
+
+    (tmp_path / "evaluation.py").write_text(
+        "def evaluate_run(run, workspace=None, store=None, case=None):\n"
+        "    return run() if callable(run) else run\n",
+        encoding="utf-8",
+    )
+    target = load_target(impl_path=tmp_path)
+    try:
+        evaluate = target.names["evaluate_run"]
+
+        def call(what, fn, *args, **kwargs):
+            return fn(*args, **kwargs)
+
+        def inner() -> int:
+            return run_steps([Step("inner", evaluate, (5,))], call)[0]
+
+        steps = [
+            Step("kept", evaluate, (7,)),
+            Step("calls back", evaluate, (inner,)),
+            Step("reads the first", evaluate, (Ref(0),)),
+        ]
+        assert run_steps(steps, call) == [7, 5, 7]
+    finally:
+        target.client.stop()
