@@ -13,6 +13,7 @@ import builtins
 import contextlib
 import dataclasses
 import faulthandler
+import functools
 import importlib.util
 import inspect
 import itertools
@@ -143,6 +144,8 @@ class Worker:
         self.numbers, self.callbacks = itertools.count(1), itertools.count(1)
         self.batch: list[Any] = []
         into = self.into
+        # One class per name and base (as judge.recast): alike, they compare equal.
+        sub = functools.cache(lambda n, b: type(n, (self.names[b],), {"__slots__": ()}))
         self.tags = {  # what each tag of a value the judge sends becomes here
             "$t": lambda items: tuple(into(items)),
             "$d": lambda pairs: {into(k): into(v) for k, v in pairs},
@@ -153,7 +156,7 @@ class Worker:
             "$fs": lambda items: frozenset(into(items)),
             "$set": lambda items: set(into(items)),
             "$ns": lambda fields: types.SimpleNamespace(**into(fields)),
-            "$sub": lambda nb: type(nb[0], (self.names[nb[1]],), {"__slots__": ()}),
+            "$sub": lambda nb: sub(*nb),
             "$cb": lambda number: Callback(self, number),
             "$opaque": lambda n: object() if n == "object" else type(str(n), (), {})(),
             "$r": lambda index: self.batch[index],

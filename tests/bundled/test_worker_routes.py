@@ -113,3 +113,22 @@ def test_a_batch_sent_while_a_batch_waits_on_a_callback_keeps_its_results(
         assert run_steps(steps, call) == [7, 5, 7]
     finally:
         target.client.stop()
+
+
+def test_two_objects_recast_alike_compare_equal_in_the_worker(routes) -> None:
+    """Recast alike (judge.recast: a subclass named the same of the same
+    base), two equal expectations stay equal where they live, as they do
+    in-process: a dataclass compares its class first."""
+    from judge.remote import recast
+
+    here, there = routes
+    for target in (here, there):
+        made = [
+            recast(target.FileExpectation("a.txt", "x"), "FileExpectation", "Mine")
+            for _ in range(2)
+        ]
+        if target.remote:
+            same = there.client.ask("comparing", "special", made[0], "__eq__", made[1])
+        else:
+            same = made[0] == made[1]
+        assert same is True, target
