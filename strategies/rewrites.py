@@ -17,11 +17,11 @@ from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
-from strategies.draw import log_damages, log_facts, passing_worlds
+from strategies.draw import PASSING_WORLD, log_damages, log_facts, passing_worlds
 from strategies.vocabulary import marker
 from strategies.world import World
 
-__all__ = ["REWRITE_WAYS", "Rewrite", "rewrites", "same_width"]
+__all__ = ["REWRITE_WAYS", "Rewrite", "rewrites", "same_width", "written_rewrites"]
 
 #: How the new bytes reach the disk, and how a lesson says it. The first three
 #: keep the inode (judge.safefs.rewrite_in_place), the last makes a new one.
@@ -112,23 +112,51 @@ def _file_pair(draw: st.DrawFn, world: World, index: int) -> tuple[World, World]
     return before, replace(world, files=tuple(files))
 
 
-def _receipt_pair(draw: st.DrawFn, world: World, index: int) -> tuple[World, World]:
-    """The receipt at `index` with its marker swapped for one of the same
-    length that no fact of the world uses."""
+def _fresh(world: World, index: int) -> list[str]:
+    """Markers of the length of the receipt's at `index` that no fact uses."""
     used = {
         world.final.marker,
         *(fact.marker for fact in world.results),
         *(fact.marker for fact in world.receipts),
     }
     old = world.receipts[index].marker
-    fresh = [
+    return [
         m
         for m in (marker(k) for k in range(26))
         if m not in used and len(m) == len(old)
     ]
+
+
+def _receipt_marked(world: World, index: int, fresh: str) -> World:
     receipts = list(world.receipts)
-    receipts[index] = replace(receipts[index], marker=draw(st.sampled_from(fresh)))
-    return world, replace(world, receipts=tuple(receipts))
+    receipts[index] = replace(receipts[index], marker=fresh)
+    return replace(world, receipts=tuple(receipts))
+
+
+def _receipt_pair(draw: st.DrawFn, world: World, index: int) -> tuple[World, World]:
+    """The receipt at `index` with its marker swapped for one of the same
+    length that no fact of the world uses."""
+    return world, _receipt_marked(
+        world, index, draw(st.sampled_from(_fresh(world, index)))
+    )
+
+
+def written_rewrites() -> tuple[Rewrite, ...]:
+    """The passing world's first file given one other character, and its first
+    receipt another marker, each written all four ways: every cache a rewrite
+    is for meets a change it misses under any seed, not only when the drawn
+    worlds happen to hold a file (about one rewrite in four does)."""
+    world = PASSING_WORLD
+    first = world.files[0]
+    text = first.text.replace("2", "3", 1)
+    assert len(text.encode()) == len(first.text.encode()) and text != first.text
+    changed = replace(world, files=(replace(first, text=text), *world.files[1:]))
+    marked = _receipt_marked(world, 0, _fresh(world, 0)[0])
+    return tuple(
+        Rewrite(world, after, spot, way)
+        for after, spot in ((changed, ("file", 0)), (marked, ("receipt", 0)))
+        for way in REWRITE_WAYS
+    )
 
 
 @st.composite
