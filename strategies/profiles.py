@@ -105,11 +105,13 @@ def choose_profile(
 
 
 def real_runs() -> settings:
-    """Settings for properties over real runs: a quarter of the profile's examples.
+    """Settings for properties over real runs: a sixth of the profile's examples.
 
     Why fewer: every example starts the target's loop and up to two
     interpreter processes (about 20 ms each); the step kinds are few, and
     the written-out worlds (strategies.plans.WRITTEN_WORLDS) hold every kind,
-    so finding a mistake does not hinge on the count.
+    so finding a mistake does not hinge on the count. No planted bug is
+    caught by these properties alone; the six they catch were caught under
+    10 of 10 seeds at a sixth (ten) as at a quarter (fifteen).
     """
-    return settings(max_examples=max(10, settings.default.max_examples // 4))
+    return settings(max_examples=max(10, settings.default.max_examples // 6))
