@@ -154,6 +154,14 @@ def test_an_evaluate_run_that_raises_keyboard_interrupt_fails_only_itself(
     ) in headlines
 
 
+def _as_at_a_terminal() -> None:
+    # A person's Ctrl-C reaches a run started at a terminal. A command started
+    # in the background by a shell without job control (`cmd &` in a script,
+    # as CI may start the suite) inherits SIGINT ignored, and so would the run
+    # under test: it could not be interrupted at all, whatever the judge does.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="needs POSIX signals")
 def test_the_persons_ctrl_c_stops_the_run_even_when_the_learner_swallows_it(
     tmp_path: Path,
@@ -169,6 +177,7 @@ def test_the_persons_ctrl_c_stops_the_run_even_when_the_learner_swallows_it(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=_as_at_a_terminal,
     )
     try:
         deadline = time.monotonic() + 120
