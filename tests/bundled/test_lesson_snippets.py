@@ -107,17 +107,22 @@ def _prints_both(snippet: str, tmp_path: Path, second: str) -> None:
     assert sum(line.startswith("evaluation: ") for line in printed) == 2
 
 
+def _two_world_snippet(world, then) -> str:
+    """The reproduction snippet of a lesson failing inside judging(world, then=...)."""
+    with (
+        pytest.raises(InvariantFailure) as raised,
+        judging(world, load_target(), then=then),
+    ):
+        fail(world=describe(world), expected="x", observed="y")
+    return raised.value.reproduce
+
+
 def test_a_lesson_about_two_evaluations_rebuilds_both(tmp_path: Path):
     """judging(..., then=...) gives a snippet that prints the report on the
     world, then on the second one (here: its events reversed), from anywhere."""
     world = EXAMPLE_WORLDS["result split"]
     events = tuple(reversed(world_events(world)))
-    with (
-        pytest.raises(InvariantFailure) as raised,
-        judging(world, load_target(), then=("events reversed", world, events)),
-    ):
-        fail(world=describe(world), expected="x", observed="y")
-    snippet = raised.value.reproduce
+    snippet = _two_world_snippet(world, ("events reversed", world, events))
     assert "events = (EventSpec(" in snippet
     _prints_both(snippet, tmp_path, "# events reversed")
 
@@ -125,14 +130,7 @@ def test_a_lesson_about_two_evaluations_rebuilds_both(tmp_path: Path):
 def test_a_second_world_is_written_as_what_changed(tmp_path: Path):
     """A lesson's second world that differs in a field is written as
     replace(world, that=...), and the snippet still runs both evaluations."""
-    world = BIG
-    other = replace(world, noise=())
-    with (
-        pytest.raises(InvariantFailure) as raised,
-        judging(world, load_target(), then=("noise dropped", other, None)),
-    ):
-        fail(world=describe(world), expected="x", observed="y")
-    snippet = raised.value.reproduce
+    snippet = _two_world_snippet(BIG, ("noise dropped", replace(BIG, noise=()), None))
     assert "other = replace(world, noise=())" in snippet
     _prints_both(snippet, tmp_path, "# noise dropped")
 
