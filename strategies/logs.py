@@ -33,6 +33,7 @@ __all__ = [
     "LogKind",
     "TamperError",
     "call_id_of",
+    "OPERATOR_EFFECTS",
     "damage_effect",
     "damage_words",
     "tamper",
@@ -155,6 +156,19 @@ class LogKind(Kind):
 
 class TamperError(Exception):
     """The log does not have the lines the tampering needs."""
+
+
+#: What each operator can do to the log, of "valid", "shortened" and
+#: "unavailable" (an operator not named makes it unavailable): which one a
+#: given damage does is `damage_effect`'s to say. The strategy draws only
+#: operators that can have an effect a property asks for.
+OPERATOR_EFFECTS: dict[str, tuple[str, ...]] = {
+    "cut": ("shortened", "unavailable"),
+    "repeat": ("valid", "unavailable"),
+    "kept": ("valid",),
+    "endings": ("valid",),
+    "raw": ("valid",),
+}
 
 
 def damage_effect(damage: LogDamage) -> str:
