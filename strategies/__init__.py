@@ -43,8 +43,9 @@ _HOMES = {
     "strategies.logs": "LOG_EXAMPLES LOG_KINDS LogDamage LogFact",
     "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS",
     "strategies.draw": "CONTENT_EXAMPLES EXAMPLE_WORLDS PASSING_WORLD TEXTS"
-    " TRAP_WORLDS examples file_facts hostile_worlds log_damages log_facts noise_events"
-    " passing_worlds unavailable_worlds with_perturbations worlds",
+    " TRAP_WORLDS examples examples_of file_facts hostile_worlds log_damages"
+    " log_facts noise_events passing_worlds unavailable_worlds with_perturbations"
+    " worlds",
     "strategies.plan_steps": "Denied EditFile Invalid ListFiles Plan ReadFile Refused"
     " RunCommand SeedFile WriteFile",
     "strategies.plans": "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD"

@@ -90,6 +90,7 @@ __all__ = [
     "TEXTS",
     "TRAP_WORLDS",
     "examples",
+    "examples_of",
     "file_facts",
     "final_facts",
     "hostile_worlds",
@@ -1009,10 +1010,15 @@ def examples(*names: str, argument: str = "world") -> Callable[[F], F]:
     after the BROAD_EXAMPLES."""
     chosen = tuple(dict.fromkeys((*BROAD_EXAMPLES, *names))) if names else ()
     chosen = chosen or tuple(EXAMPLE_WORLDS)
+    return examples_of([EXAMPLE_WORLDS[name] for name in chosen], argument)
+
+
+def examples_of(values: Sequence[Any], argument: str) -> Callable[[F], F]:
+    """Apply `@example(argument=value)` for each of `values`, in their order."""
 
     def decorate(test: F) -> F:
-        for name in reversed(chosen):
-            test = example(**{argument: EXAMPLE_WORLDS[name]})(test)
+        for value in reversed(values):
+            test = example(**{argument: value})(test)
         return test
 
     return decorate

@@ -8,7 +8,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, note, settings
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from judge import (
@@ -32,6 +32,7 @@ from strategies import (
     World,
     describe,
     examples,
+    examples_of,
     passing_worlds,
     perturbed_worlds,
     truth,
@@ -154,16 +155,10 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
 _REWRITES = max(10, settings.default.max_examples // 3)
 
 
-def _written(test):
-    for rewrite in reversed(written_rewrites()):
-        test = example(rewrite=rewrite)(test)
-    return test
-
-
 @pytest.mark.invariant("stateless")
 @settings(max_examples=_REWRITES)
 @given(rewrite=rewrites())
-@_written
+@examples_of(written_rewrites(), "rewrite")
 def test_evidence_changed_in_place_at_the_same_size_and_time_is_read_again(
     target, rewrite: Rewrite
 ) -> None:

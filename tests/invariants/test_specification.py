@@ -28,6 +28,7 @@ from strategies import (
     describe,
     example_invalid_specs,
     example_valid_specs,
+    examples_of,
     invalid_specs,
     normalisable_paths,
     spelled,
@@ -67,15 +68,6 @@ def _accepting(spec: ValidSpec, topic: str) -> list[str]:
     return lines
 
 
-def _examples(specs, argument: str):
-    def decorate(test):
-        for spec in reversed(specs):
-            test = example(**{argument: spec})(test)
-        return test
-
-    return decorate
-
-
 def _refused(target, spec: Spec) -> None:
     __tracebackhide__ = True
     with reproducing(target, lambda topic: _refusing(spec, topic), ["expect_error"]):
@@ -113,7 +105,7 @@ def _refuse(target, spec: Spec) -> None:
 
 
 @pytest.mark.invariant("specification-refused")
-@_examples(example_invalid_specs(), "spec")
+@examples_of(example_invalid_specs(), "spec")
 @given(spec=invalid_specs())
 def test_every_invalid_specification_is_refused_naming_its_field(
     target, spec: Spec
@@ -152,7 +144,7 @@ def _attribute(obj, name: str):
 
 
 @pytest.mark.invariant("specification-accepted")
-@_examples(example_valid_specs(), "spec")
+@examples_of(example_valid_specs(), "spec")
 @given(spec=valid_specs())
 def test_every_valid_specification_is_accepted_as_written(
     target, spec: ValidSpec

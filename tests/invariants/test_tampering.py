@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import pytest
-from hypothesis import example, given, note
+from hypothesis import given, note
 from hypothesis import strategies as st
 
 from judge import (
@@ -29,6 +29,7 @@ from strategies import (
     LogDamage,
     World,
     describe,
+    examples_of,
     log_damages,
     log_facts,
     passing_worlds,
@@ -82,9 +83,7 @@ def _with_examples(test):
     cases += [_example(damage) for damage in broken]
     cases += [_example(LogDamage("key", arg=key)) for key in KEYS]
     cases += [_example(LogDamage("field", arg=key)) for key in KEYS]
-    for case in reversed(cases):
-        test = example(case=case)(test)
-    return test
+    return examples_of(cases, "case")(test)
 
 
 @pytest.mark.invariant("tampered-log")
