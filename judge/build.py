@@ -266,7 +266,7 @@ def _put_steps(
 
 def _raising_get(target: Any, name: str) -> Callable[[str], Any]:
     # For a worker's target this is a judge callback: an AgentError it raises
-    # is raised in the worker as the target's own AgentError (worker._rebuilt).
+    # is raised in the worker as the target's own AgentError (Client._raised_as).
     if name == "junk":
         return lambda call_id: {"tool_call_id": call_id, "tool": "write_file"}
     if name == "AgentError" and not getattr(target, "remote", False):

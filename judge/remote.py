@@ -48,6 +48,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from judge import safefs
+from worker.serve import PACKAGE as LEARNER_PACKAGE
 
 __all__ = [
     "MAX_LINE",
@@ -281,7 +282,6 @@ class Client:
         config = {
             **self.config,
             "hang_fd": hang_write,
-            "memory": settings.get("memory"),
             "load_seconds": max(self.load_seconds - 0.2, 0.1),
         }
         self._write(config)
@@ -290,7 +290,9 @@ class Client:
         )
         if not isinstance(first, dict) or first.get("protocol") != 1:
             raise ProtocolError("the worker's first line is not the protocol's")
-        if "load_error" not in first:
+        if "load_error" in first:  # the worker's error as data; said here in a line
+            first["load_error"] = _load_problem(first["load_error"], self.config)
+        else:
             names = first.get("names")
             if not isinstance(names, dict):
                 raise ProtocolError("the worker sent no names")
@@ -435,7 +437,8 @@ class Client:
 
     def ask(self, what: str, name: str, *args: Any, **kwargs: Any) -> Any:
         """A call of one of the worker's own functions (`Worker.own`: getattr,
-        setattr, force, special, replace, report, describe, state, audit)."""
+        setattr, force, special, items, repr, replace, report, describe,
+        state, environ, getcwd, audit)."""
         message = {"op": "call", "fn": {"$w": name}, "args": self.encode(list(args))}
         return self.request({**message, "kwargs": self.encode(kwargs)}, what)
 
@@ -495,12 +498,21 @@ class Client:
             # Its one text argument as it is (str(KeyError) would add quotes
             # the error made again in the worker would quote once more).
             text = error.args[0] if len(error.args) == 1 else None
-            answer["raised"] = {
-                "type": type(error).__name__,
-                "builtin": _builtin_of(error),
-                "message": (text if isinstance(text, str) else str(error))[:4000],
+            answer["raise"] = {
+                "fn": self._raised_as(type(error).__name__, _builtin_of(error)),
+                "args": [(text if isinstance(text, str) else str(error))[:4000]],
             }
         self._write(answer)
+
+    def _raised_as(self, name: str, builtin: str) -> dict[str, Any]:
+        """The class a callback's error is raised as in the worker: the target's
+        own for a Day 7 class (AgentError), the builtin itself for a builtin's
+        name, else a class of that name deriving from the builtin."""
+        if self.names.get(name):
+            return {"$n": name}
+        if name == builtin:
+            return {"$bi": name}
+        return {"$sub": [name, {"$bi": builtin}]}
 
     # --- values ----------------------------------------------------------------------
 
@@ -544,7 +556,7 @@ class Client:
         if isinstance(value, types.SimpleNamespace):
             return {"$ns": self.encode(vars(value), depth + 1)}
         if isinstance(value, Subclass):
-            return {"$sub": [value.name, value.base]}
+            return {"$sub": [value.name, {"$n": value.base}]}
         if callable(value):
             number = next(self.callback_numbers)
             self.callbacks[number] = value
@@ -601,6 +613,22 @@ class Client:
     def release(self, number: int, generation: int) -> None:
         if generation == self.generation and self.process is not None:
             self.released.append(number)
+
+
+def _load_problem(said: Any, config: dict[str, Any]) -> str:
+    """Why the target cannot be loaded, in one line, from the worker's data:
+    where its import failed, and the error (its package's name left out)."""
+    if not isinstance(said, dict):
+        raise ProtocolError("the worker's load error is malformed")
+    kind, missing = str(said.get("type")), said.get("name")
+    module = config.get("module")
+    if kind == "ModuleNotFoundError" and isinstance(missing, str) and module:
+        if module.startswith(missing):
+            why = f"no module named {missing!r} is importable"
+            return f"{why} (is it installed, or on sys.path?)"
+    message = str(said.get("message", "")).replace(f"{LEARNER_PACKAGE}.", "")
+    text = " ".join(message.split())
+    return f"importing {said.get('at')} failed: {kind}{': ' if text else ''}{text}"
 
 
 def _builtin_of(error: BaseException) -> str:
@@ -684,9 +712,12 @@ def _preexec(settings: dict[str, Any]) -> Callable[[], None]:
     nproc = settings.get("nproc")
     cpu = settings.get("cpu")
     uid = settings.get("uid")
+    memory = settings.get("memory")
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if memory:  # the sandbox's and the worker's address space, each
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         if fsize:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         if cpu:
@@ -791,7 +822,7 @@ class Remote:
         )
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self._special("__iter__"))
+        return iter(self._client.ask(f"iterating a {self._type}", "items", self))
 
     def __len__(self) -> int:
         return int(self._special("__len__"))
@@ -816,7 +847,7 @@ class Remote:
 
     def __repr__(self) -> str:
         try:
-            return str(self._special("repr"))
+            return str(self._client.ask(f"repr of a {self._type}", "repr", self))
         except Exception:
             return f"<remote {self._type}>"
 

@@ -238,7 +238,24 @@ def _remote_state(built: Any) -> dict[str, Any]:
         "the workspace's state": built.workspace,
         "the receipt store's state": built.receipts,
     }
-    state = client.ask("recording the state", "state", objects)
+    steps = [{"fn": {"$w": name}} for name in ("state", "environ", "getcwd")]
+    steps[0]["args"] = client.encode([objects])
+    said = client.request({"op": "batch", "steps": steps}, "recording the state")
+    results = said.get("results") if isinstance(said, dict) else None
+    if not isinstance(results, list) or not all(
+        isinstance(r, dict) for r in results[:2]
+    ):
+        raise ProtocolError("the worker's state answer is malformed")
+    if len(results) < 2:  # the objects or the environment could not be read
+        raise rebuilt(said.get("raised"))
+    state = {**results[0], "the process's environment": results[1]}
+    # A working directory removed under the process has no path to show.
+    where = (
+        results[2]
+        if len(results) > 2
+        else f"<unavailable: {rebuilt(said.get('raised'))}>"
+    )
+    state["the process's working directory"] = where
     state["workspace.modified_files"] = _modified_files(built.workspace)
     state["the approval callback's calls"] = len(built.approvals)
     return state  # type: ignore[no-any-return]

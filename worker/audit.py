@@ -9,8 +9,6 @@ resolved against the working directory: a false alarm, never a missed one);
 os.stat, os.lstat and os.readlink raise no audit event.
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import sys
@@ -85,8 +83,7 @@ def _shown(args: tuple[Any, ...]) -> str:
 
 
 def _place(fd: int | None) -> str | None:
-    """The real path of the directory or file descriptor `fd` (None: the
-    working directory), or None when it cannot be read."""
+    """The real path of descriptor `fd` (None: the working directory), or None."""
     try:
         return os.getcwd() if fd is None else os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
@@ -115,25 +112,22 @@ def _reach(raw: object, flags: int | None) -> str | None:
 
 def _watched_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None):
     """`os.open`, telling the hook which directory a relative path is in."""
-    if (log := _log()) is None:
-        return _real_open(path, flags, mode, dir_fd=dir_fd)
     _ARMED.dir_fd = dir_fd
     try:
         fd = _real_open(path, flags, mode, dir_fd=dir_fd)
     finally:
         _ARMED.dir_fd = None
     # What was really opened, from the kernel: sharper than any prediction.
+    log = _log()
     if log and log[-1][1] == "open" and (actual := _place(fd)) is not None:
         log[-1][3] = actual
     return fd
 
 
 class AccessRecorder:
-    """Records what a call opens, changes, starts or connects: `with
-    recorder.armed():` in the thread that calls (with `every_thread`, in every
-    thread), then `accesses` holds the records and `places` where this process
-    imported from (resolved here: a sandboxed worker sees other paths than the
-    judge). One call is armed at a time; `os.open` is wrapped while it is."""
+    """One armed call's records (`with recorder.armed():`, one at a time), and
+    `places`, where this process imports from, resolved here: a sandboxed
+    worker sees other paths than the judge."""
 
     def __init__(self) -> None:
         self.accesses: list[Record] = []

@@ -6,8 +6,6 @@ line (docs/worker-protocol.md). It never receives a world's truth or a
 verdict: only calls into the target, their arguments data.
 """
 
-from __future__ import annotations
-
 import base64
 import builtins
 import contextlib
@@ -19,7 +17,6 @@ import inspect
 import itertools
 import json
 import os
-import resource
 import signal
 import sys
 import traceback
@@ -107,9 +104,9 @@ def canon(value: object, depth: int = 0) -> Any:
     return ["object", kind, sorted((n, canon(attributes[n], deeper)) for n in kept)]
 
 
-def load(config: dict[str, Any]) -> dict[str, object] | str:
+def load(config: dict[str, Any]) -> tuple[dict[str, object], dict[str, Any] | None]:
     """The target's Day 7 names (the judge's `names`), from its folder's
-    `modules` or its `module`; or why it cannot be loaded, in one line."""
+    `modules` or its `module`; or none, and the error its import raised."""
     folder, modules, at = config.get("folder"), [], "it"
     try:
         if folder:
@@ -122,16 +119,10 @@ def load(config: dict[str, Any]) -> dict[str, object] | str:
         else:
             modules.append(importlib.import_module(config["module"]))
     except BaseException as error:  # a learner's import may raise anything
-        missing = getattr(error, "name", None) if not folder else None
-        if isinstance(error, ModuleNotFoundError) and isinstance(missing, str):
-            if config["module"].startswith(missing):
-                why = f"no module named {missing!r} is importable"
-                return f"{why} (is it installed, or on sys.path?)"
-        said = _error_data(error)
-        text = " ".join(said["message"].replace(f"{PACKAGE}.", "").split())
-        why = f"{said['type']}: {text}" if text else said["type"]
-        return f"importing {at} failed: {why}"
-    return {n: getattr(m, n) for m in modules for n in config["names"] if hasattr(m, n)}
+        missing = getattr(error, "name", None)  # the module not found, if one
+        return {}, {"at": at, "name": missing, **_error_data(error)}
+    names = config["names"]
+    return {n: getattr(m, n) for m in modules for n in names if hasattr(m, n)}, None
 
 
 class Worker:
@@ -145,7 +136,7 @@ class Worker:
         self.batch: list[Any] = []
         into = self.into
         # One class per name and base (as judge.recast): alike, they compare equal.
-        sub = functools.cache(lambda n, b: type(n, (self.names[b],), {"__slots__": ()}))
+        sub = functools.cache(lambda n, b: type(n, (b,), {"__slots__": ()}))
         self.tags = {  # what each tag of a value the judge sends becomes here
             "$t": lambda items: tuple(into(items)),
             "$d": lambda pairs: {into(k): into(v) for k, v in pairs},
@@ -156,8 +147,9 @@ class Worker:
             "$fs": lambda items: frozenset(into(items)),
             "$set": lambda items: set(into(items)),
             "$ns": lambda fields: types.SimpleNamespace(**into(fields)),
-            "$sub": lambda nb: sub(*nb),
-            "$cb": lambda number: Callback(self, number),
+            "$sub": lambda nb: sub(nb[0], into(nb[1])),
+            "$bi": lambda name: getattr(builtins, name),
+            "$cb": lambda number: functools.partial(self.call_back, number),
             "$opaque": lambda n: object() if n == "object" else type(str(n), (), {})(),
             "$r": lambda index: self.batch[index],
             "$w": lambda name: self.own[name],
@@ -166,20 +158,22 @@ class Worker:
             "getattr": getattr,
             "setattr": setattr,
             "force": object.__setattr__,  # past a frozen dataclass's own __setattr__
-            "special": self.special,
+            "special": lambda it, name, *args: getattr(type(it), name)(it, *args),
+            "items": lambda target: list(itertools.islice(iter(target), MAX_ITEMS)),
+            "repr": lambda target: short_repr(target, 400),
             "replace": dataclasses.replace,
             "report": self.view,
             "describe": lambda: {n: describe_name(v) for n, v in self.names.items()},
-            "state": self.state,
+            "state": lambda objects: {k: canon(v) for k, v in objects.items()},
+            "getcwd": os.getcwd,
+            "environ": os.environ.copy,
             "audit": self.audited,
         }
 
     def out(self, value: Any, depth: int = 0) -> Any:
         """`value` as tagged data; what is not data stays here, as a handle."""
-        if value is None or isinstance(value, (bool, int, float)):
-            return value
-        if isinstance(value, str):
-            return str(value)
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value  # a subclass is sent as its base: json.dumps reads it so
         kind, out = type(value), lambda item: self.out(item, depth + 1)
         if depth <= 4 * MAX_DEPTH:  # deeper than any report: a handle
             plain = isinstance(value, tuple) and not hasattr(value, "_fields")
@@ -209,26 +203,22 @@ class Worker:
         return self.tags[tag](data)  # type: ignore[operator]
 
     def send(self, message: dict[str, Any]) -> None:
+        # A line over MAX_LINE is the judge's to refuse (as a crash): never an
+        # error raised here, which a call expected to raise might be credited for.
         data = json.dumps(message, separators=(",", ":")) + "\n"
-        if len(data := data.encode("utf-8", "surrogatepass")) > MAX_LINE:
-            too_long = ValueError(f"a reply of {len(data)} bytes is too long")
-            said = {k: message[k] for k in ("id", "cb") if k in message}
-            said["raised"] = _error_data(too_long)
-            data = json.dumps(said).encode() + b"\n"
-        self.writer.write(data)
+        self.writer.write(data.encode("utf-8", "surrogatepass"))
         self.writer.flush()
 
     def serve(self, until_callback: int | None = None) -> Any:
-        """Answer requests (a `batch`, or one call: of evaluate_run, with its
-        report's view in the same answer); with `until_callback`, return
-        that callback's answer."""
+        """Answer requests until the judge is gone, or with `until_callback`
+        until that callback's answer, which it returns."""
         while line := self.reader.readline(MAX_LINE + 1):
             message = json.loads(line)  # bytes: decoded with surrogatepass
             if "cb" in message:
                 if message["cb"] != until_callback:
                     continue  # an answer nobody waits for any more
-                if "raised" in message:
-                    raise _rebuilt(message["raised"], self.names)
+                if "raise" in message:  # the exception, made as the judge says
+                    raise self.step(message["raise"])
                 return self.into(message.get("ok"))
             for number in message.get("release", ()):
                 self.objects.pop(number, None)
@@ -245,8 +235,6 @@ class Worker:
                 reply["raised"] = _error_data(error)
                 reply["fatal"] = isinstance(error, MemoryError)
             self.send(reply)
-            if reply.get("fatal"):
-                os._exit(3)
         os._exit(0)  # the judge is gone
 
     def step(self, step: dict[str, Any]) -> Any:
@@ -260,15 +248,15 @@ class Worker:
         """Steps in order, a later one naming an earlier one's result as
         `{"$r": i}`; stops at the first that raises, saying which."""
         outer, self.batch = self.batch, (results := [])  # a callback may batch too
+        said: dict[str, Any] = {"results": results}
         try:
             for step in steps:
                 results.append(self.step(step))
         except BaseException as error:
-            failed = {"failed": len(results), "raised": _error_data(error)}
-            return {"results": results, **failed}
+            said.update(failed=len(results), raised=_error_data(error))
         finally:
             self.batch = outer
-        return {"results": results}
+        return said
 
     def view(self, report: Any) -> dict[str, Any]:
         """What the report holds, read here in the order the judge judges its
@@ -287,23 +275,12 @@ class Worker:
             return {"raised": _error_data(error)}
         return said
 
-    def special(self, target: Any, name: str, *args: Any) -> Any:
-        """A special method of `target`, looked up on its type as Python does;
-        `__iter__` gives the items, `repr` a bounded repr."""
-        if name == "__iter__":
-            return list(itertools.islice(iter(target), MAX_ITEMS))
-        if name == "repr":
-            return short_repr(target, 400)
-        return getattr(type(target), name)(target, *args)
-
-    def state(self, objects: dict[str, Any]) -> dict[str, Any]:
-        """Each object as comparable data; the working directory, the environment."""
-        said = {label: canon(value) for label, value in objects.items()}
-        try:
-            said["the process's working directory"] = os.getcwd()
-        except OSError as error:
-            said["the process's working directory"] = f"<unavailable: {error}>"
-        return {**said, "the process's environment": dict(os.environ)}
+    def call_back(self, number: int, *args: Any, **kwargs: Any) -> Any:
+        """Call the judge's callable `number` (a `$cb`) and wait for its answer."""
+        ask = next(self.callbacks)
+        said = {"args": self.out(list(args)), "kwargs": self.out(dict(kwargs))}
+        self.send({"cb": ask, "fn": number, **said})
+        return self.serve(until_callback=ask)
 
     def audited(self, fn: Any, args: list[Any]) -> dict[str, Any]:
         """The call, with raw records of what it opened, started or changed and
@@ -314,24 +291,8 @@ class Worker:
                 outcome["value"] = fn(*args)
         except BaseException as error:
             outcome["raised"] = _error_data(error)
-        outcome["accesses"] = recorder.accesses[:1000]
-        return {**outcome, "places": recorder.places}
-
-
-class Callback:
-    """A judge-side callable: calling it asks the judge and waits for its answer."""
-
-    def __init__(self, worker: Worker, number: int) -> None:
-        self.worker, self.number = worker, number
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        worker, ask = self.worker, next(self.worker.callbacks)
-        said = {"args": worker.out(list(args)), "kwargs": worker.out(dict(kwargs))}
-        worker.send({"cb": ask, "fn": self.number, **said})
-        return worker.serve(until_callback=ask)
-
-    def __repr__(self) -> str:
-        return f"<judge callable {self.number}>"
+        outcome.update(accesses=recorder.accesses[:1000], places=recorder.places)
+        return outcome
 
 
 def _error_data(error: BaseException) -> dict[str, Any]:
@@ -348,19 +309,6 @@ def _error_data(error: BaseException) -> dict[str, Any]:
     return {**said, "message": message, "where": where[-8:][::-1]}
 
 
-def _rebuilt(data: dict[str, Any], names: dict[str, object]) -> BaseException:
-    """The judge's callback raised (a store lookup a world makes fail): the
-    target's own class for a Day 7 name (AgentError), the builtin itself for
-    a builtin's name, else a class of that name deriving from the builtin."""
-    name, message = str(data.get("type")), str(data.get("message", ""))
-    own, base = names.get(name), getattr(builtins, str(data.get("builtin")), None)
-    if isinstance(own, type) and issubclass(own, BaseException):
-        return own(message)
-    if not (isinstance(base, type) and issubclass(base, Exception)):
-        base = Exception
-    return (base if base.__name__ == name else type(name, (base,), {}))(message)
-
-
 def main() -> None:
     """Load the target the judge's first line names, then serve the judge."""
     # The channel is the standard input and output as they were: the target
@@ -369,8 +317,6 @@ def main() -> None:
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     os.dup2(2, 1)
     config = json.loads(worker.reader.readline(MAX_LINE + 1))
-    if memory := config.get("memory"):
-        resource.setrlimit(resource.RLIMIT_AS, (int(memory), int(memory)))
     sys.path += [p for p in dict.fromkeys(config.get("path", ())) if p not in sys.path]
     # The stack, for a hang's lesson: on SIGUSR1 (the judge's, as it ends a
     # late call) or a late load, written from C, so a loop that holds the
@@ -378,12 +324,11 @@ def main() -> None:
     hang = os.fdopen(config["hang_fd"], "w")
     faulthandler.register(signal.SIGUSR1, file=hang, all_threads=False)
     faulthandler.dump_traceback_later(config["load_seconds"], file=hang)
-    loaded = load(config)
+    worker.names, failed = load(config)
     faulthandler.cancel_dump_traceback_later()
-    if isinstance(loaded, str):
-        worker.send({"protocol": PROTOCOL, "load_error": loaded})
+    if failed:  # the judge says why, in one line
+        worker.send({"protocol": PROTOCOL, "load_error": failed})
         os._exit(0)
-    worker.names = loaded
-    names = {name: isinstance(value, type) for name, value in loaded.items()}
+    names = {name: isinstance(value, type) for name, value in worker.names.items()}
     worker.send({"protocol": PROTOCOL, "names": names})
     worker.serve()

@@ -132,3 +132,120 @@ def test_two_objects_recast_alike_compare_equal_in_the_worker(routes) -> None:
         else:
             same = made[0] == made[1]
         assert same is True, target
+
+
+def _raised_through(client, error: Exception):
+    """What the target's code sees when it calls a judge callable that raises
+    `error`: the worker calls it back, and what it raises comes back as data."""
+    from judge.remote import RemoteError
+
+    def lookup(call_id: str) -> None:
+        raise error
+
+    call = {"op": "call", "fn": client.encode(lookup), "args": ["call-1"]}
+    with pytest.raises(RemoteError) as raised:
+        client.request(call, "calling a judge callable from the worker")
+    return raised.value
+
+
+@pytest.mark.parametrize(
+    ("error", "kind", "builtin"),
+    [
+        # The target's own AgentError (a ValueError there), not a stranger of that name.
+        (type("AgentError", (Exception,), {})("broke"), "AgentError", "ValueError"),
+        (KeyError("call-1"), "KeyError", "KeyError"),
+        (
+            type("LookupFailure", (LookupError,), {})("gone"),
+            "LookupFailure",
+            "LookupError",
+        ),
+    ],
+)
+def test_a_judge_callback_that_raises_raises_in_the_worker_as_the_judge_says(
+    routes, error, kind, builtin
+) -> None:
+    """A judge callable that raises is raised in the worker as the target's own
+    class for a Day 7 name, the builtin for a builtin's name, else a class of
+    that name deriving from the builtin: a failing store lookup reaches the
+    learner's code as the error the world drew."""
+    import builtins
+
+    _, there = routes
+    seen = _raised_through(there.client, error)
+    assert type(seen).__name__ == kind
+    assert isinstance(seen, getattr(builtins, builtin)), type(seen).__mro__
+    assert error.args[0] in str(seen)
+
+
+def test_a_reply_over_the_line_limit_is_a_crash_never_an_error_the_target_raised(
+    routes,
+) -> None:
+    """A value too large for one line ends the call as a protocol breach (a
+    crash lesson), never as an exception of the target's: a call that was
+    expected to raise ValueError must not be credited for a reply too long."""
+    from judge.remote import MAX_LINE, ProtocolError
+
+    _, there = routes
+    huge = {"op": "call", "fn": {"$bi": "bytes"}, "args": [MAX_LINE]}
+    with pytest.raises(ProtocolError, match="line over"):
+        there.client.request(huge, "returning a value too large")
+    assert there.client.ask("still serving", "repr", 7) == "7"  # a new worker
+
+
+def test_the_worker_runs_under_the_memory_limit_its_settings_name() -> None:
+    """The judge starts its worker with the address-space limit its settings
+    name (DAY7_WORKER's `memory`, set from outside, before the worker's first
+    line runs), so a learner's call that eats memory is stopped, whatever the
+    worker's own code has become."""
+    import resource
+
+    from _command_learners import EVALUATOR
+
+    from judge.remote import Client
+
+    memory = 1 << 30
+    client = Client({"folder": str(EVALUATOR), "names": [], "modules": []}, "it")
+    client.settings = {**client.settings, "memory": memory}
+    steps = [
+        {"fn": {"$bi": "__import__"}, "args": ["resource"]},
+        {"fn": {"$r": 0}, "method": "getrlimit", "args": [resource.RLIMIT_AS]},
+    ]
+    try:
+        said = client.request({"op": "batch", "steps": steps}, "reading the limit")
+    finally:
+        client.stop()
+    assert said["results"][1] == (memory, memory)
+
+
+def test_the_state_of_a_worker_whose_working_directory_was_removed_says_so(
+    routes,
+) -> None:
+    """The worker's state names its working directory, or says it is unavailable
+    when the target's code removed it (it never fails to be read): a call that
+    deletes the directory it runs in is seen changing the process."""
+    import os
+    import tempfile
+
+    from judge.build import materialise
+    from judge.snapshot import object_state
+    from strategies import PASSING_WORLD
+
+    _, there = routes
+    client = there.client
+    with materialise(PASSING_WORLD, there) as built:
+        before = object_state(built)
+        gone = tempfile.mkdtemp(dir=built.tree)
+        os.chmod(gone, 0o777)  # the worker may run as another uid
+        steps = [
+            {"fn": {"$bi": "__import__"}, "args": ["os"]},
+            {"fn": {"$r": 0}, "method": "chdir", "args": [gone]},
+        ]
+        client.request({"op": "batch", "steps": steps}, "moving the worker")
+        os.rmdir(gone)
+        after = object_state(built)
+    where = "the process's working directory"
+    assert not before[where].startswith("<unavailable")
+    assert after[where].startswith("<unavailable: ")
+    assert {k: v for k, v in after.items() if k != where} == {
+        k: v for k, v in before.items() if k != where
+    }
