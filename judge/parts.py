@@ -21,37 +21,38 @@ from judge.ordering import INVARIANT_ORDER, rank
 
 __all__ = ["COSTS", "assign", "join_summaries", "parse_part"]
 
-#: Seconds each invariant took on the course reference (ci profile,
-#: `pytest tests/invariants --durations=0`, 2026-12-04, one process); the
-#: hardened three measured on the bundled evaluator.
+#: Seconds each invariant took on the course reference (ci profile, the
+#: median of seeds 1-3, one process: `pytest tests/invariants` with a plugin
+#: summing each invariant's test durations, 2026-12-05); the two
+#: hardened-only ones measured on the bundled evaluator.
 COSTS: Mapping[str, float] = {
     "surface": 0.01,
-    "specification-refused": 1.7,
-    "specification-accepted": 0.2,
-    "path-normalisation": 0.4,
-    "argument-types": 0.1,
-    "report-shape": 0.7,
-    "report-verdict": 1.2,
-    "render-grammar": 1.2,
-    "truth": 1.7,
-    "store-kinds": 1.2,
-    "unavailable-evidence": 0.8,
-    "malformed-run": 0.5,
-    "tampered-log": 2.1,
-    "order-insensitivity": 1.5,
-    "independence": 2.0,
-    "determinism": 1.4,
-    "stateless": 3.9,  # 3.3, and the in-place rewrites of issue 23 (0.6)
-    "read-only": 1.8,
-    "end-to-end": 0.5,
-    "wrong-fact-fails-alone": 2.0,
-    "phrasing-and-order-free": 0.6,
-    "incomplete-fails-final-only": 0.7,
-    "chapter-scenario": 0.05,
-    "read-only-real-runs": 0.6,
-    "read-state-kept": 0.9,
-    "hostile-worlds": 1.5,
-    "confinement": 0.8,
+    "specification-refused": 0.22,
+    "specification-accepted": 0.12,
+    "path-normalisation": 0.18,
+    "argument-types": 0.33,
+    "report-shape": 0.66,
+    "report-verdict": 0.74,
+    "render-grammar": 0.78,
+    "truth": 1.02,
+    "store-kinds": 0.91,
+    "unavailable-evidence": 0.75,
+    "malformed-run": 0.01,
+    "tampered-log": 1.3,
+    "order-insensitivity": 0.98,
+    "independence": 1.04,
+    "determinism": 0.92,
+    "stateless": 2.06,
+    "read-only": 1.23,
+    "end-to-end": 0.23,
+    "wrong-fact-fails-alone": 0.8,
+    "phrasing-and-order-free": 0.25,
+    "incomplete-fails-final-only": 0.24,
+    "chapter-scenario": 0.03,
+    "read-only-real-runs": 0.32,
+    "read-state-kept": 0.21,
+    "hostile-worlds": 0.38,
+    "confinement": 0.5,
 }
 _AVERAGE = sum(COSTS.values()) / len(COSTS)
 

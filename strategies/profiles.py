@@ -50,7 +50,7 @@ _NO_DEADLINE = None
 #: reference's mutants killed (docs/mutation.md); one learner's passing
 #: verdict takes about 9.6 s on two cores at it, installed (docs/figures.md).
 #: `thorough` draws 1,000.
-EXAMPLES = 60
+EXAMPLES = 50
 
 
 def register_profiles(seeded: bool = False) -> None:
