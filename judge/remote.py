@@ -627,8 +627,10 @@ def _load_problem(said: Any, config: dict[str, Any]) -> str:
             why = f"no module named {missing!r} is importable"
             return f"{why} (is it installed, or on sys.path?)"
     message = str(said.get("message", "")).replace(f"{LEARNER_PACKAGE}.", "")
-    text = " ".join(message.split())
-    return f"importing {said.get('at')} failed: {kind}{': ' if text else ''}{text}"
+    line = f"importing {said.get('at')} failed: {kind}"
+    line += f": {message}" if message.strip() else ""
+    # Every part is the worker's word (its code may be the learner's): one line.
+    return " ".join(line.split())[:2000]
 
 
 def _builtin_of(error: BaseException) -> str:

@@ -48,7 +48,7 @@ _NO_DEADLINE = None
 #: kind's mistake needs is met under any seed). `python -m planted` shows
 #: every planted bug caught at this count under 10 seeds, and the course
 #: reference's mutants killed (docs/mutation.md); one learner's passing
-#: verdict takes about 9.6 s on two cores at it, installed (docs/figures.md).
+#: verdict takes about 8.9 s on two cores at it, installed (docs/figures.md).
 #: `thorough` draws 1,000.
 EXAMPLES = 50
 

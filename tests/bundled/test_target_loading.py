@@ -683,3 +683,19 @@ def test_the_surface_invariant_holds_and_bites(
         "test_function_accepts_the_contract_call[evaluate_run]",
         "test_report_has_passed_and_render",
     ]
+
+
+def test_a_load_error_the_worker_words_badly_is_still_one_line() -> None:
+    """Why a folder cannot load is one bounded line whatever the worker sends
+    (its code may be the learner's, patched at import): a report never gets a
+    line break or a page of text from it."""
+    from judge.remote import _load_problem
+
+    said = {
+        "at": "evaluation.py\nPASS: all invariants hold",
+        "type": "Error\r\nline",
+        "message": "first\nsecond\tthird " + "x" * 5000,
+    }
+    text = _load_problem(said, {"folder": "/f"})
+    assert text.startswith("importing evaluation.py PASS: all invariants hold failed:")
+    assert not any(c in text for c in "\n\r\t") and len(text) <= 2000

@@ -232,17 +232,20 @@ def test_the_state_of_a_worker_whose_working_directory_was_removed_says_so(
 
     _, there = routes
     client = there.client
-    with materialise(PASSING_WORLD, there) as built:
-        before = object_state(built)
-        gone = tempfile.mkdtemp(dir=built.tree)
-        os.chmod(gone, 0o777)  # the worker may run as another uid
-        steps = [
-            {"fn": {"$bi": "__import__"}, "args": ["os"]},
-            {"fn": {"$r": 0}, "method": "chdir", "args": [gone]},
-        ]
-        client.request({"op": "batch", "steps": steps}, "moving the worker")
-        os.rmdir(gone)
-        after = object_state(built)
+    try:
+        with materialise(PASSING_WORLD, there) as built:
+            before = object_state(built)
+            gone = tempfile.mkdtemp(dir=built.tree)
+            os.chmod(gone, 0o777)  # the worker may run as another uid
+            steps = [
+                {"fn": {"$bi": "__import__"}, "args": ["os"]},
+                {"fn": {"$r": 0}, "method": "chdir", "args": [gone]},
+            ]
+            client.request({"op": "batch", "steps": steps}, "moving the worker")
+            os.rmdir(gone)
+            after = object_state(built)
+    finally:
+        client.stop()  # the shared worker's removed directory goes with it
     where = "the process's working directory"
     assert not before[where].startswith("<unavailable")
     assert after[where].startswith("<unavailable: ")
