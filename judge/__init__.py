@@ -6,7 +6,8 @@ imports only what one learner's run needs.
 
 The way of one world: `judge.evidence` works out, in one pure step,
 what the world is as evidence; `materialise` (build.py) makes that real in a
-fresh tree through the target's own names; `evaluate` and `judging` (verdicts.py)
+fresh tree through the target's own names (layout.py, store.py, steps.py,
+play.py); `evaluate` and `judging` (verdicts.py)
 call `evaluate_run` through `call_target` (lessons.py) and compare the report
 with `truth(world)`; a difference is a lesson (lessons.py). The target is
 loaded by `load_target` (target.py): the bundled evaluator here, any other in
@@ -20,8 +21,9 @@ from typing import Any
 
 # Each module, and the names it lends the package.
 _HOMES = {
-    "judge.build": "build_in evidence_bytes make_case materialise rewrite_evidence"
-    " rewrite_in_root scratch_parent",
+    "judge.build": "build_in materialise",
+    "judge.built": "evidence_bytes rewrite_evidence rewrite_in_root scratch_parent",
+    "judge.steps": "make_case",
     "judge.verdicts": "assert_truth evaluate judged judging"
     " rows_without_tree shown_names shown_row verdict_cause",
     "judge.hardened": "judge_access judge_hostile",

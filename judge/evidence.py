@@ -9,7 +9,7 @@ target's store and the lines to append after it, the log's damage or what
 replaces it, the events and fields of the run, the case, and for a real run
 the plan's script, approvals and what its replay implies. The builder then
 needs no other strategy module: the way from a drawn world to the target's
-calls is this module, then that one.
+calls is this module, then `build_in` there.
 
 Nothing here touches the disk, a target or a clock. Two things are left to
 the builder because only the target makes them: a log line (the target's
@@ -289,6 +289,7 @@ def _decisions(plan: Plan) -> tuple[Decision, ...]:
 
 
 def _play(world: World, plan: Plan, root: str) -> Play:
+    decisions = _decisions(plan)
     final, _ = final_text(world.final)
     return Play(
         task=plan.task,
@@ -298,7 +299,7 @@ def _play(world: World, plan: Plan, root: str) -> Play:
         ),
         script=replies(plan, final),
         commands=commands(plan),
-        decisions=_decisions(plan),
+        decisions=decisions,
         invalid=sum(isinstance(step, Invalid) for step in plan.steps),
         outcome=replay(plan),
         final=final,

@@ -43,7 +43,7 @@ import stat as _stat
 # Anchored at a word's start: unanchored, a long word with no tree in it (a
 # drawn file of 96 KB) is rescanned from every position, quadratic.
 _TREE = _re.compile(r"(?<![^\s'\"])[^\s'\"]*/day7-(?:assets-)?[a-z0-9_]{8}")
-# The workspace root is padded to a fixed length (judge/build.py): its
+# The workspace root is padded to a fixed length (judge/evidence.py): its
 # dashes depend on where the tree is.
 _PADDED = _re.compile(r"/ws-+")
 

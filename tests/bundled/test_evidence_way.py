@@ -2,10 +2,11 @@
 
 `judge.evidence.evidence(world, tree)` works out everything the builder
 makes of a world (files, receipts, log damage, run, case, a real run's plan)
-as plain data; judge/build.py (and judge/layout.py, which writes the files)
-consume only that. So the way from a drawn world to the target reads in two
-modules, and a change to a fact group's module cannot quietly change what
-the builder does behind the evidence: these tests hold the builder to it.
+as plain data; the builder (judge/build.py, and the modules its way calls:
+layout.py, store.py, steps.py, play.py, built.py) consumes only that. So the
+way from a drawn world to the target reads in `build_in`, and a change to a
+fact group's module cannot quietly change what the builder does behind the
+evidence: these tests hold the builder to it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ JUDGE = Path(__file__).resolve().parents[2] / "judge"
 
 #: The judge's modules that make a world real: they take the world only as
 #: the evidence (judge/evidence.py), nothing of strategies/ itself.
-BUILDERS = ("build.py", "layout.py")
+BUILDERS = ("build.py", "built.py", "layout.py", "play.py", "steps.py", "store.py")
 
 
 def imports(path: Path) -> set[str]:

@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from judge import remote, safefs
-from judge.build import materialise, scratch_parent
+from judge.build import materialise
+from judge.built import scratch_parent
 from judge.lessons import InvariantFailure
 from judge.snapshot import tree_snapshot
 from judge.target import load_target
