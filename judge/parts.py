@@ -24,7 +24,9 @@ __all__ = ["COSTS", "assign", "join_summaries", "parse_part"]
 #: Seconds each invariant took on the course reference (ci profile, the
 #: median of seeds 1-3, one process: `pytest tests/invariants` with a plugin
 #: summing each invariant's test durations, 2026-12-05); the two
-#: hardened-only ones measured on the bundled evaluator.
+#: hardened-only ones measured on the bundled evaluator. `python -m
+#: benchmarks.costs --impl-path DIR` measures them again beside this table
+#: and says when it no longer balances the parts.
 COSTS: Mapping[str, float] = {
     "surface": 0.01,
     "specification-refused": 0.22,
@@ -54,7 +56,6 @@ COSTS: Mapping[str, float] = {
     "hostile-worlds": 0.38,
     "confinement": 0.5,
 }
-_AVERAGE = sum(COSTS.values()) / len(COSTS)
 
 
 def parse_part(text: str) -> tuple[int, int]:
@@ -71,17 +72,23 @@ def parse_part(text: str) -> tuple[int, int]:
     return part, parts
 
 
-def assign(parts: int, names: Iterable[str] = INVARIANT_ORDER) -> dict[str, int]:
+def assign(
+    parts: int,
+    names: Iterable[str] = INVARIANT_ORDER,
+    costs: Mapping[str, float] = COSTS,
+) -> dict[str, int]:
     """Each invariant's part (1..parts): the costliest first, each to the part
     with the least so far (ties to the lowest part), so the same names always
-    split the same way."""
+    split the same way. `costs` is the table to split by (benchmarks/costs.py
+    compares another with it)."""
     if parts < 1:
         raise ValueError(f"parts must be at least 1, got {parts}")
+    average = sum(costs.values()) / len(costs) if costs else 1.0
     load = [0.0] * parts
     chosen: dict[str, int] = {}
-    for name in sorted(set(names), key=lambda n: (-COSTS.get(n, _AVERAGE), n)):
+    for name in sorted(set(names), key=lambda n: (-costs.get(n, average), n)):
         lightest = min(range(parts), key=lambda p: (load[p], p))
-        load[lightest] += COSTS.get(name, _AVERAGE)
+        load[lightest] += costs.get(name, average)
         chosen[name] = lightest + 1
     return chosen
 

@@ -8,14 +8,18 @@ that never said how it ended making the run incomplete, never a pass.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from benchmarks.costs import drift, median_costs, report
 from day7_verify import _child, _pool
 from day7_verify._evidence import read_progress
 from judge.ordering import INVARIANT_ORDER, rank
@@ -57,6 +61,90 @@ def test_the_parts_are_balanced_by_cost():
 def test_every_invariant_has_a_cost():
     """A new invariant gets a measured cost, or the split balances it blind."""
     assert set(COSTS) == set(INVARIANT_ORDER)
+
+
+# --- the table's drift (benchmarks/costs.py) ----------------------------------------
+
+
+@given(scale=st.floats(0.05, 20))
+def test_a_machine_uniformly_faster_or_slower_is_no_drift(scale):
+    """Every cost scaled alike splits the parts alike: COSTS is not stale on
+    a faster or slower machine, only when the costs' proportions move."""
+    measured = {name: cost * scale for name, cost in COSTS.items()}
+    result = drift(measured)
+    assert result.now == result.best
+    assert not result.stale
+
+
+def test_a_cost_that_outgrew_the_split_makes_the_table_stale():
+    """One invariant grown enough to unbalance the parts is called stale, and
+    the table the report offers holds the measured cost (an invariant not
+    measured keeps its own)."""
+    measured = {name: cost for name, cost in COSTS.items() if name != "confinement"}
+    measured["stateless"] = COSTS["stateless"] * 2.5
+    result = drift(measured)
+    assert result.stale
+    assert max(result.best) < max(result.now)
+    words = "\n".join(report(result, measured))
+    assert f'"stateless": {measured["stateless"]:.2f},' in words
+    assert f'"confinement": {COSTS["confinement"]:.2f},' in words
+    assert "confinement" in words and "not run here" in words
+
+
+def test_the_median_of_each_invariant_is_over_the_runs_that_measured_it():
+    runs = [{"a": 1.0, "b": 4.0}, {"a": 3.0}, {"a": 2.0, "b": 6.0}]
+    assert median_costs(runs) == {"a": 2.0, "b": 5.0}
+
+
+def test_the_costs_plugin_sums_each_invariants_test_durations():
+    """The measuring plugin adds up setup, call and teardown of every test of
+    an invariant, and nothing of a test outside one."""
+    tests = """
+import time, pytest
+
+@pytest.fixture
+def slow_setup():
+    time.sleep(0.2)
+
+@pytest.mark.invariant("one")
+def test_a(slow_setup):
+    time.sleep(0.1)
+
+@pytest.mark.invariant("one")
+def test_b():
+    time.sleep(0.1)
+
+@pytest.mark.invariant("two")
+def test_c():
+    pass
+
+def test_outside():
+    time.sleep(0.3)
+"""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        (folder / "test_timed.py").write_text(tests, encoding="utf-8")
+        (folder / "pytest.ini").write_text(
+            "[pytest]\nmarkers =\n    invariant(name): one invariant\n",
+            encoding="utf-8",
+        )
+        out = folder / "costs.json"
+        env = {**os.environ, "DAY7_COSTS_OUT": str(out), "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+            + ["-p", "benchmarks.costs", "test_timed.py"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        seconds = json.loads(out.read_text(encoding="utf-8"))
+    assert set(seconds) == {"one", "two"}
+    assert 0.4 <= seconds["one"] < 0.7, seconds
+    assert seconds["two"] < 0.1, seconds
 
 
 @pytest.mark.parametrize(
