@@ -1,7 +1,7 @@
 """Is `judge/parts.COSTS` still true? Each invariant's cost measured, beside it.
 
     python -m benchmarks.costs --impl-path PATH/src/tiny_llm_ref/agent
-    python -m benchmarks.costs --impl-path DIR --seeds 1 2 3 --parts 2
+    python -m benchmarks.costs --impl-path DIR --seeds 1 2 3 4 5 --parts 2
 
 `day7-verify` splits one learner's invariants across cores by the costs in
 `judge/parts.COSTS`; nothing in the tests can see that table drift from the
@@ -50,6 +50,7 @@ _ROOT = Path(__file__).resolve().parents[1]
 
 _owner: dict[str, str] = {}
 _seconds: dict[str, float] = {}
+_skipped: set[str] = set()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -60,15 +61,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    name = _owner.get(report.nodeid)
-    if name is not None:  # setup, call and teardown alike
-        _seconds[name] = _seconds.get(name, 0.0) + report.duration
+    if report.nodeid in _owner:  # setup, call and teardown alike
+        _seconds[report.nodeid] = _seconds.get(report.nodeid, 0.0) + report.duration
+        if report.skipped:
+            _skipped.add(report.nodeid)
 
 
 def pytest_sessionfinish() -> None:
+    """Each invariant's seconds, over its tests that ran: one skipped whole
+    (a hardened-only invariant at the course level) is not in the split."""
     out = os.environ.get(_OUT)
-    if out:
-        Path(out).write_text(json.dumps(_seconds), encoding="utf-8")
+    if not out:
+        return
+    costs: dict[str, float] = {}
+    for nodeid, seconds in _seconds.items():
+        if nodeid not in _skipped:
+            name = _owner[nodeid]
+            costs[name] = costs.get(name, 0.0) + seconds
+    Path(out).write_text(json.dumps(costs), encoding="utf-8")
 
 
 # --- the comparison (pure) ---------------------------------------------------------
@@ -211,7 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="DIR",
         help="the folder to measure on (COSTS was measured on the course reference)",
     )
-    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3], metavar="N")
+    parser.add_argument(
+        "--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5], metavar="N"
+    )
     parser.add_argument(
         "--parts",
         type=int,

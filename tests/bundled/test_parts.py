@@ -98,7 +98,9 @@ def test_the_median_of_each_invariant_is_over_the_runs_that_measured_it():
 
 def test_the_costs_plugin_sums_each_invariants_test_durations():
     """The measuring plugin adds up setup, call and teardown of every test of
-    an invariant, and nothing of a test outside one."""
+    an invariant that ran, and nothing of a test outside one: an invariant
+    whose tests were all skipped (hardened-only, at the course level) is not
+    measured at all, since the run's split leaves it out."""
     tests = """
 import time, pytest
 
@@ -117,6 +119,15 @@ def test_b():
 @pytest.mark.invariant("two")
 def test_c():
     pass
+
+@pytest.mark.invariant("three")
+@pytest.mark.skip(reason="not at this level")
+def test_d():
+    pass
+
+@pytest.mark.invariant("two")
+def test_e():
+    pytest.skip("a test skipped inside is not run either")
 
 def test_outside():
     time.sleep(0.3)
