@@ -8,12 +8,13 @@ the one module where a world's way to the target's calls reads whole, step by
 step in `build_in`:
 
     1. judge.evidence  what to make of the world, worked out in one pure step
-    2. judge.layout    its files, laid out under a fresh tree (never a link followed)
-    3. judge.store     the target's store writes the log; the judge checks, then
-                       damages or replaces it
+    2. judge.layout    its files (or a real run's first files) and the log's
+                       folder, laid out under a fresh tree, never a link followed
+    3. judge.store     the policy, then the target's store, which writes the log
+                       (one request); the judge checks, then damages or replaces it
     4. judge.steps     the workspace, the run and the case, as the target's own
-                       objects, in one request
-    (2-4 for a real run: judge.play, where the target's run_agent plays the plan)
+                       objects, in one request; or, for a real run, judge.play:
+                       the target's run_agent plays the plan, then the case
 
 Every call into the target goes through `call_target`, so a Day 1-6 name
 that is missing, raises or hangs becomes a lesson about the substrate, said
@@ -47,8 +48,15 @@ from judge.fixes import change_for, placed
 from judge.layout import lay_out
 from judge.lessons import InvariantFailure, called
 from judge.play import play_plan
-from judge.remote import Ref, Step
-from judge.steps import add_case, add_run, add_workspace, make_case, results
+from judge.remote import Ref
+from judge.steps import (
+    add_case,
+    add_run,
+    add_workspace,
+    make_case,
+    policy_step,
+    results,
+)
 from judge.store import add_store, finish_log, raising_get
 
 __all__ = ["build_in", "materialise"]
@@ -67,22 +75,22 @@ def build_in(
     root = tree / made.root
     root.mkdir(parents=True)
     built = Built(made, tree, root)
-    log = made.log
+    log, play = made.log, made.play
     try:
-        if made.play is not None:
-            play_plan(made, target, built)
+        built.secrets.extend(lay_out(tree, made.files).secrets)
+        remote.give_to_worker(tree)
+        # Two requests a world, not one per constructor: the policy, the
+        # store and its receipts first, since the log they write is checked
+        # (and damaged, or replaced) before anything else is built; then the
+        # rest: the workspace, the run and the case, or a real run played.
+        steps = [policy_step(target, root, play)]
+        store = add_store(log, target, built, steps)
+        policy, built.receipts = results(steps, [Ref(0), store])
+        finish_log(log, target, built)
+        if play is not None:
+            play_plan(play, target, built, policy)
             built.case = make_case(target, made.case)
         else:
-            built.secrets.extend(lay_out(tree, made.files).secrets)
-            remote.give_to_worker(tree)
-            # Two requests a world, not one per constructor: the policy, the
-            # store and its receipts first, since the log they write is checked
-            # (and damaged, or replaced) before anything else is built; then the
-            # workspace, the run and the case.
-            steps = [Step("ToolPolicy(root)", target.ToolPolicy, (root,))]
-            store = add_store(log, target, built, steps)
-            policy, built.receipts = results(steps, [Ref(0), store])
-            finish_log(log, target, built)
             steps = []
             same = log.workspace_store == "same"
             workspace = add_workspace(

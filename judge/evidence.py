@@ -115,7 +115,8 @@ class Log:
     store is given it and `at` where it really is (past the folder's link),
     both as names under the tree; `folder` is the log's own folder beside
     the root ("" when the log sits in the root) and `link` the link that
-    reaches it ("" when none). The `put` receipts go through the target's
+    reaches it ("" when none), both laid out with the world's files
+    (`nodes`). The `put` receipts go through the target's
     store in order; when `finish`, the log then holds one line per put, each
     `appended` receipt is a line the target's store writes elsewhere,
     appended to it, and last comes `damage` or `replacement`.
@@ -133,6 +134,16 @@ class Log:
     replacement: Replacement | None = None
     workspace_store: str = "same"
     get: str | None = None  # what the handed store's get raises ("junk": returns)
+
+    @property
+    def nodes(self) -> tuple[Node, ...]:
+        """The log's own folder beside the root, and the link that reaches it."""
+        if not self.folder:
+            return ()
+        folder = Node((self.folder,), what="folder")
+        if not self.link:
+            return (folder,)
+        return (folder, Node((self.link,), what="link", to=self.folder))
 
 
 def _extra(number: int) -> Stored:
@@ -263,7 +274,6 @@ class Play:
     """
 
     task: str
-    seeds: tuple[Node, ...]
     script: tuple[str, ...]
     commands: tuple[tuple[str, ...], ...]
     decisions: tuple[Decision, ...]
@@ -288,15 +298,19 @@ def _decisions(plan: Plan) -> tuple[Decision, ...]:
     return tuple(decisions)
 
 
-def _play(world: World, plan: Plan, root: str) -> Play:
+def _seeds(plan: Plan, root: str) -> tuple[Node, ...]:
+    """The files a real run's plan starts from, under the root."""
+    return tuple(
+        Node((root, *seed.path.split("/")), data=seed.content.encode("utf-8"))
+        for seed in plan.files
+    )
+
+
+def _play(world: World, plan: Plan) -> Play:
     decisions = _decisions(plan)
     final, _ = final_text(world.final)
     return Play(
         task=plan.task,
-        seeds=tuple(
-            Node((root, *seed.path.split("/")), data=seed.content.encode("utf-8"))
-            for seed in plan.files
-        ),
         script=replies(plan, final),
         commands=commands(plan),
         decisions=decisions,
@@ -314,8 +328,10 @@ def _play(world: World, plan: Plan, root: str) -> Play:
 class Evidence:
     """Everything the builder makes of one world, as data.
 
-    `root` is the workspace root's name under the tree, `files` what the
-    drawn world's files put on disk (in order), `run` the run to construct
+    `root` is the workspace root's name under the tree, `files` what goes on
+    disk before the target is called, in order (the drawn world's files, or
+    the files a real run's plan starts from, then the log's folder), `run`
+    the run to construct
     (None for a real run, which `play` makes). `description` is the world in
     words, for a lesson about a world that could not be built.
     """
@@ -384,14 +400,18 @@ def evidence(
     tree = os.fspath(tree)
     root = _root(tree, world)
     plan = world.plan
+    log = _log(world, root)
+    files = (
+        _seeds(plan, root)
+        if plan is not None
+        else tuple(node for f in world.files for node in file_nodes(f, root, tree))
+    )
     return Evidence(
         root=root,
-        files=()
-        if plan is not None
-        else tuple(node for f in world.files for node in file_nodes(f, root, tree)),
-        log=_log(world, root),
+        files=(*files, *log.nodes),
+        log=log,
         run=None if plan is not None else _run(world, events),
         case=case_spec(world),
-        play=None if plan is None else _play(world, plan, root),
+        play=None if plan is None else _play(world, plan),
         source=world,
     )

@@ -74,14 +74,14 @@ def _make(tree: Path, folders: dict[tuple[str, ...], int], node: Node) -> None:
         return
     fd = _folder(folders, node.parts[:-1])
     name = node.parts[-1]
-    if node.what == "file":
+    if node.what == "socket":  # bound by path: sockets have no dir_fd
+        _bound_socket(tree.joinpath(*node.parts))
+    elif node.what == "file":
         _write(fd, name, node.data, node.mode)
     elif node.what == "link":
         os.symlink(node.to, name, dir_fd=fd)
     elif node.what == "fifo":
         os.mkfifo(name, dir_fd=fd)
-    elif node.what == "socket":  # bound by path: sockets have no dir_fd
-        _bound_socket(tree.joinpath(*node.parts))
     elif node.what == "device":  # a /dev/null twin
         os.mknod(name, stat.S_IFCHR | 0o666, os.makedev(1, 3), dir_fd=fd)
     elif node.what == "sparse":

@@ -1,8 +1,9 @@
 """A real run: the world's plan played by the target's own `run_agent`.
 
-The plan's files are laid out, the target's store made, and its `run_agent`
-given a scripted model (the plan's replies, in order) and an approval
-callback (the plan's decisions, in order). The run must then be the one the
+Once the plan's files are laid out and the target's policy and store made
+(judge/build.py, as for any world), its `run_agent` is given a scripted
+model (the plan's replies, in order) and an approval callback (the plan's
+decisions, in order). The run must then be the one the
 plan implies (its events, approvals and files); a run that is not fails the
 world as a lesson about Days 1-3, since Day 7 cannot be judged on it.
 """
@@ -12,13 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from judge import remote
 from judge.built import Built, evidence_bytes
-from judge.evidence import Evidence, Play
+from judge.evidence import Play
 from judge.fixes import placed
-from judge.layout import lay_out
 from judge.lessons import InvariantFailure, call_target
-from judge.store import make_store
 
 __all__ = ["Approver", "ScriptedModel", "play_plan"]
 
@@ -76,22 +74,12 @@ def _decisions(target: Any, play: Play) -> list[object]:
     return decisions
 
 
-def play_plan(made: Evidence, target: Any, built: Built) -> None:
-    """Play the world's plan with the target's own run_agent."""
-    play = made.play
-    assert play is not None
-    lay_out(built.tree, play.seeds)
-    remote.give_to_worker(built.tree)
+def play_plan(play: Play, target: Any, built: Built, policy: Any) -> None:
+    """Play the world's plan with the target's own run_agent, in the workspace
+    of `policy` and the store `built` already holds; fail, as a lesson about
+    Days 1-3, when the run is not the one the plan implies."""
     built.outcome = play.outcome
     script = play.script
-    policy = call_target(
-        "ToolPolicy(root, allow_writes=True, allowed_commands=...)",
-        target.ToolPolicy,
-        built.root,
-        allow_writes=True,
-        allowed_commands=play.commands,
-    )
-    make_store(made.log, target, built)
     approver = Approver(_decisions(target, play))
     built.approvals = approver.seen
     built.workspace = call_target(

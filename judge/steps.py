@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from judge import remote
-from judge.evidence import CaseSpec, EventSpec, Run, Stored
+from judge.evidence import CaseSpec, EventSpec, Play, Run, Stored
 from judge.lessons import call_target
 from judge.remote import Ref, Step
 
@@ -27,6 +27,7 @@ __all__ = [
     "add_workspace",
     "added",
     "make_case",
+    "policy_step",
     "receipt",
     "results",
 ]
@@ -81,6 +82,19 @@ def results(steps: list[Step], made: Sequence[Any]) -> list[Any]:
     """Run the batch; what each of `made` stands for (a Ref's object, or itself)."""
     answers = remote.run_steps(steps, call_target)
     return [answers[m.index] if isinstance(m, Ref) else m for m in made]
+
+
+def policy_step(target: Any, root: Any, play: Play | None) -> Step:
+    """The step that makes the world's ToolPolicy for the root: a drawn
+    world's reads only; a real run's may write and run the plan's commands."""
+    if play is None:
+        return Step("ToolPolicy(root)", target.ToolPolicy, (root,))
+    return Step(
+        "ToolPolicy(root, allow_writes=True, allowed_commands=...)",
+        target.ToolPolicy,
+        (root,),
+        {"allow_writes": True, "allowed_commands": play.commands},
+    )
 
 
 def add_workspace(target: Any, made: tuple[Any, Any, Any], steps: list[Step]) -> Ref:

@@ -25,32 +25,21 @@ from judge.evidence import Log, Replacement, Stored
 from judge.fixes import placed
 from judge.lessons import InvariantFailure, call_target
 from judge.remote import Ref, Step
-from judge.steps import add_puts, added, receipt, results
+from judge.steps import add_puts, added, receipt
 
-__all__ = ["add_store", "finish_log", "make_store", "raising_get"]
+__all__ = ["add_store", "finish_log", "raising_get"]
 
 MILLION = 1_000_000
 LONG_LINE_BYTES = 2 * (1 << 20)
 
 
-def make_store(log: Log, target: Any, built: Built) -> None:
-    """The world's receipt store (and its log), made by the target, on its own."""
-    steps: list[Step] = []
-    store = add_store(log, target, built, steps)
-    built.receipts = results(steps, [store])[0]
-    finish_log(log, target, built)
-
-
 def add_store(log: Log, target: Any, built: Built, steps: list[Step]) -> Ref:
     """The steps that make the world's store and put its receipts into it;
-    the store's Ref. The log directory is laid out here, before any step runs.
-    """
+    the store's Ref. The log's folder is laid out with the world's files."""
     if log.store == "memory":
         store = added(steps, Step("ReceiptStore()", target.ReceiptStore))
         built.log_path = None
     else:
-        if log.folder:
-            _log_directory(built, log)
         built.log_path = built.tree.joinpath(*log.path)
         built.log_at = log.at
         store = added(
@@ -58,22 +47,6 @@ def add_store(log: Log, target: Any, built: Built, steps: list[Step]) -> Ref:
         )
     add_puts(target, store, log.put, steps)
     return store
-
-
-def _log_directory(built: Built, log: Log) -> None:
-    """The log's directory beside the root (`logs`, or `logs` a symlink to
-    `logs-real`), laid out through the tree's descriptor: the tree is the
-    worker's already."""
-    try:
-        with safefs.opened(built.tree) as tree_fd:
-            safefs.make_dir(tree_fd, log.folder)
-            if log.link:  # the log's directory is a symlink
-                safefs.make_symlink(tree_fd, log.folder, log.link)
-    except safefs.Unexpected as error:
-        raise _swapped(error, "the log's directory") from None
-    remote.give_to_worker(built.tree / log.folder)
-    if log.link:
-        remote.give_to_worker(built.tree / log.link)
 
 
 def finish_log(log: Log, target: Any, built: Built) -> None:

@@ -56,6 +56,41 @@ def test_the_builder_takes_only_the_evidence_of_a_world(module: str) -> None:
     assert "judge.evidence" in found
 
 
+#: The steps of a world's way to the target, in the order build_in takes them.
+WAY = ("evidence", "lay_out", "policy_step", "add_store", "finish_log", "play_plan")
+
+
+def _callers(name: str) -> set[tuple[str, str]]:
+    """(module, function) of every judge function that calls `name`."""
+    found: set[tuple[str, str]] = set()
+    for path in sorted(JUDGE.glob("*.py")):
+        module = ast.parse(path.read_text(encoding="utf-8"))
+        functions = [
+            node
+            for top in module.body
+            for node in ([top] if not isinstance(top, ast.ClassDef) else top.body)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        for function in functions:
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and (
+                    getattr(node.func, "id", None) == name
+                    or getattr(node.func, "attr", None) == name
+                ):
+                    found.add((path.name, function.name))
+    return found
+
+
+@pytest.mark.parametrize("step", WAY)
+def test_the_way_of_a_world_reads_whole_in_build_in(step: str) -> None:
+    """Each step of a world's way (its evidence, the files, the policy and
+    the store, the log made hostile, a real run played) is taken in
+    judge/build.py's `build_in` and nowhere else in the judge, so a
+    newcomer reads the whole way in one function, never a step hidden in
+    another."""
+    assert _callers(step) == {("build.py", "build_in")}
+
+
 def test_evidence_is_pure() -> None:
     """Working a world out touches no disk and gives the same evidence twice."""
     with tempfile.TemporaryDirectory() as scratch:
