@@ -10,8 +10,9 @@ step in `build_in`:
     1. judge.evidence  what to make of the world, worked out in one pure step
     2. judge.layout    its files (or a real run's first files) and the log's
                        folder, laid out under a fresh tree, never a link followed
-    3. judge.store     the policy, then the target's store, which writes the log
-                       (one request); the judge checks, then damages or replaces it
+    3. judge.store     the policy and the target's store in one request (the
+                       store writes the log); the judge then checks the log, and
+                       damages or replaces it
     4. judge.steps     the workspace, the run and the case, as the target's own
                        objects, in one request; or, for a real run, judge.play:
                        the target's run_agent plays the plan, then the case

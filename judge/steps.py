@@ -1,11 +1,13 @@
 """A world's objects as the target's own: steps batched into one request.
 
 Each `add_*` appends to a batch the steps that make one object with the
-target's own names (`AgentEvent`, `AgentRun`, the case types, `EffectReceipt`
-and `ReceiptStore.put`) and returns the `Ref` of what it makes; `results`
-sends the batch through `call_target`, so a Day 1-6 name that is missing,
-raises or hangs is a lesson about the substrate. A worker's target builds a
-whole batch in one request; the bundled evaluator runs it in-process.
+target's own names (`Workspace`, `AgentEvent`, `AgentRun`, the case types,
+`EffectReceipt` and `ReceiptStore.put`) and returns the `Ref` of what it
+makes (`policy_step` is the `ToolPolicy` that opens a world's first batch);
+`results` sends the batch through `call_target`, so a Day 1-6 name that is
+missing, raises or hangs is a lesson about the substrate. A worker's target
+builds a whole batch in one request; the bundled evaluator runs it
+in-process.
 """
 
 from __future__ import annotations

@@ -99,10 +99,10 @@ def _finish_log_in(log: Log, target: Any, built: Built, log_fd: int) -> None:
         safefs.replace(log_fd, name, log.damage.applied(data, conflict))
 
 
-# --- real runs --------------------------------------------------------------------
-
-
 def raising_get(target: Any, name: str) -> Callable[[str], Any]:
+    """The handed store's `get` as the world says: it raises `name` (the
+    target's own AgentError, a class of that name, or a builtin), or for
+    "junk" returns a dict that is no receipt."""
     # For a worker's target this is a judge callback: an AgentError it raises
     # is raised in the worker as the target's own AgentError (Client._raised_as).
     if name == "junk":
