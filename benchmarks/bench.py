@@ -721,9 +721,10 @@ _EXAMPLES = re.compile(
 )
 
 
-def suite_throughput(extra: Sequence[str]) -> SuiteThroughput:
-    """Run ``pytest tests/invariants`` under the ci profile and read its statistics."""
-    command = [
+def invariants_command(*options: str) -> list[str]:
+    """``pytest tests/invariants`` under the ci profile, quiet and without a
+    cache, with `options` after it (both benchmarks measure the suite so)."""
+    return [
         sys.executable,
         "-m",
         "pytest",
@@ -733,9 +734,13 @@ def suite_throughput(extra: Sequence[str]) -> SuiteThroughput:
         "no:cacheprovider",
         "--hypothesis-profile",
         "ci",
-        "--hypothesis-show-statistics",
-        *extra,
+        *options,
     ]
+
+
+def suite_throughput(extra: Sequence[str]) -> SuiteThroughput:
+    """Run ``pytest tests/invariants`` under the ci profile and read its statistics."""
+    command = invariants_command("--hypothesis-show-statistics", *extra)
     print("$ " + " ".join(command[2:]), flush=True)
     started = time.perf_counter()
     completed = subprocess.run(command, capture_output=True, text=True, check=False)

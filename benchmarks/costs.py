@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.bench import invariants_command
 from judge.ordering import INVARIANT_ORDER
 from judge.parts import COSTS, assign
 
@@ -181,21 +182,9 @@ def measure(seed: int, target: Sequence[str]) -> dict[str, float]:
     """Seconds per invariant in one ci-profile run of tests/invariants."""
     with tempfile.TemporaryDirectory(prefix="day7-costs-") as scratch:
         out = Path(scratch) / "costs.json"
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "tests/invariants",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "benchmarks.costs",
-            "--hypothesis-profile",
-            "ci",
-            f"--hypothesis-seed={seed}",
-            *target,
-        ]
+        command = invariants_command(
+            "-p", "benchmarks.costs", f"--hypothesis-seed={seed}", *target
+        )
         print("$ " + " ".join(command[2:]), flush=True)
         env = {**os.environ, "CI": "true", _OUT: str(out)}
         done = subprocess.run(

@@ -141,17 +141,7 @@ def test_outside():
         )
         out = folder / "costs.json"
         env = {**os.environ, "DAY7_COSTS_OUT": str(out), "PYTHONPATH": str(ROOT)}
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-            + ["-p", "benchmarks.costs", "test_timed.py"],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
+        _pytest("-q", "-p", "benchmarks.costs", "test_timed.py", cwd=folder, env=env)
         seconds = json.loads(out.read_text(encoding="utf-8"))
     assert set(seconds) == {"one", "two"}
     assert 0.4 <= seconds["one"] < 0.7, seconds
@@ -172,17 +162,25 @@ def test_a_malformed_part_is_one_line_naming_it(text):
     assert "\n" not in str(raised.value)
 
 
-def _collected(*options: str) -> set[str]:
+def _pytest(
+    *options: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A pytest session in its own process, without a cache; it must pass."""
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/invariants", "--collect-only", "-q"]
-        + ["-p", "no:cacheprovider", *options],
-        cwd=ROOT,
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *options],
+        cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def _collected(*options: str) -> set[str]:
+    done = _pytest("tests/invariants", "--collect-only", "-q", *options)
     return {line for line in done.stdout.splitlines() if "::" in line}
 
 
