@@ -6,7 +6,7 @@ imports only what one learner's run needs.
 
 The way of one world: `judge.evidence` works out, in one pure step,
 what the world is as evidence; `materialise` (build.py) makes that real in a
-fresh tree through the target's own names (layout.py, store.py, steps.py,
+fresh tree through the target's own names (layout.py, steps.py, store.py,
 play.py); `evaluate` and `judging` (verdicts.py)
 call `evaluate_run` through `call_target` (lessons.py) and compare the report
 with `truth(world)`; a difference is a lesson (lessons.py). The target is

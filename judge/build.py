@@ -7,15 +7,17 @@ The one builder of the suite (drawn, hostile and real-run worlds alike), and
 the one module where a world's way to the target's calls reads whole, step by
 step in `build_in`:
 
-    1. judge.evidence  what to make of the world, worked out in one pure step
+    1. judge.evidence  what to make of the world, read in one pure step from
+                       the world and its blueprint (worked out when it was made)
     2. judge.layout    its files (or a real run's first files) and the log's
                        folder, laid out under a fresh tree, never a link followed
-    3. judge.store     the policy and the target's store in one request (the
-                       store writes the log); the judge then checks the log, and
-                       damages or replaces it
-    4. judge.steps     the workspace, the run and the case, as the target's own
-                       objects, in one request; or, for a real run, judge.play:
-                       the target's run_agent plays the plan, then the case
+    3. judge.steps     the policy and the target's store in one request (the
+                       store writes the log)
+    4. judge.store     the judge checks the log, and damages or replaces it
+    5. judge.steps     the workspace, the run and the case, as the target's own
+                       objects, in one request, the store's raising `get` last;
+                       or, for a real run, judge.play: the target's run_agent
+                       plays the plan, then the case
 
 Every call into the target goes through `call_target`, so a Day 1-6 name
 that is missing, raises or hangs becomes a lesson about the substrate, said
@@ -45,20 +47,20 @@ from typing import Any
 from judge import remote, safefs
 from judge.built import Built, refusing, scratch_parent
 from judge.evidence import EventSpec, World, evidence
-from judge.fixes import change_for, placed
 from judge.layout import lay_out
-from judge.lessons import InvariantFailure, called
+from judge.lessons import InvariantFailure, substrate_lesson
 from judge.play import play_plan
 from judge.remote import Ref
 from judge.steps import (
     add_case,
+    add_get,
     add_run,
+    add_store,
     add_workspace,
-    make_case,
     policy_step,
     results,
 )
-from judge.store import add_store, finish_log, raising_get
+from judge.store import finish_log
 
 __all__ = ["build_in", "materialise"]
 
@@ -88,11 +90,11 @@ def build_in(
         store = add_store(log, target, built, steps)
         policy, built.receipts = results(steps, [Ref(0), store])
         finish_log(log, target, built)
+        steps = []
         if play is not None:
-            play_plan(play, target, built, policy)
-            built.case = make_case(target, made.case)
+            play_plan(play, target, built, policy)  # its own requests
+            objects = []
         else:
-            steps = []
             same = log.workspace_store == "same"
             workspace = add_workspace(
                 target,
@@ -100,62 +102,16 @@ def build_in(
                 steps,
             )
             assert made.run is not None
-            run = add_run(target, made.run, steps)
-            case = add_case(target, made.case, steps)
-            built.workspace, built.run, built.case = results(
-                steps, [workspace, run, case]
-            )
+            objects = [workspace, add_run(target, made.run, steps)]
+        objects.append(add_case(target, made.case, steps))
         if log.get is not None:
-            built.receipts.get = raising_get(target, log.get)
+            add_get(target, built.receipts, log.get, steps)
+        *objects, built.case = results(steps, objects)
+        if objects:
+            built.workspace, built.run = objects
     except InvariantFailure as failure:
-        raise _substrate_lesson(made.description, failure) from failure
+        raise substrate_lesson(made.description, failure) from failure
     return built
-
-
-_CASE_STEPS = (
-    "EvaluationCase",
-    "FileExpectation",
-    "ResultExpectation",
-    "ReceiptExpectation",
-)
-
-
-def _substrate_lesson(world: str, failure: InvariantFailure) -> InvariantFailure:
-    """The lesson of a world (`world`: in words) the target could not build."""
-    if failure.topic == "surface":
-        return failure  # a missing name says so itself
-    if failure.observed.split("(", 1)[0].startswith(_CASE_STEPS):
-        hint = placed(
-            "a valid case must be accepted: only blank required strings, bad"
-            " paths, bad exit states, wrong group types and duplicates are refused",
-            change_for(failure.observed),
-        )
-        topic = "day7"
-        cause = failure.cause
-    else:
-        hint = failure.hint or placed(
-            "the Day 1-6 names (ToolPolicy, Workspace, ReceiptStore, EffectReceipt,"
-            " AgentEvent, AgentRun, ToolAction, FinalAction) must work before Day 7"
-            " can be judged",
-            change_for(failure.observed),
-        )
-        topic = "substrate"
-        # The broken Day 1-6 name, whatever it did wrong and in whichever
-        # invariant: the learner fixes that name, once.
-        cause = (
-            failure.cause
-            if failure.cause.startswith("substrate:")
-            else f"substrate:{called(failure.observed)}"
-        )
-    return InvariantFailure(
-        world=world,
-        expected=f"{failure.expected} to build the world",
-        observed=failure.observed,
-        headline=f"could not build the world through the target: {failure.observed}",
-        hint=hint,
-        topic=topic,
-        cause=cause,
-    )
 
 
 @contextmanager

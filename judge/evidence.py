@@ -1,19 +1,23 @@
-"""A world as evidence: everything the builder makes, worked out in one pure step.
+"""A world as evidence: everything the builder makes, read in one pure step.
 
     made = evidence(world, tree)   # then judge.build makes `made` real
 
-`evidence` reads every fact of the world once and says, as frozen plain
-data, what the judge's builder (judge/build.py) must put where: the
-workspace root's name, every file (`Node`s), the receipts to put through the
-target's store and the lines to append after it, the log's damage or what
-replaces it, the events and fields of the run, the case, and for a real run
-the plan's script, approvals and what its replay implies. The builder then
-needs no other strategy module: the way from a drawn world to the target's
-calls is this module, then `build_in` there.
+`evidence` reads the world's facts and its blueprint (`World.blueprint`,
+worked out by strategies/ when the world was made) once, calls no function
+of strategies/, and says, as frozen plain data, what the judge's builder
+(judge/build.py) must put where: the workspace root's name, every file
+(`Node`s), the receipts to put through the target's store and the lines to
+append after it, the log's damage or what replaces it, the events and fields
+of the run, the case, and for a real run the plan's script, approvals and
+what its replay implies. The builder then needs no other strategy module:
+the way from a drawn world to the target's calls is this module, then
+`build_in` there.
 
-Nothing here touches the disk, a target or a clock. Two things are left to
-the builder because only the target makes them: a log line (the target's
-store writes it; `Damage` works on those bytes) and the run itself.
+Only `Evidence.description`, the world in words, asks strategies/ (its
+`describe`), and only when a lesson about a world that could not be built
+needs it. Nothing here touches the disk, a target or a clock. Two things are
+left to the builder because only the target makes them: a log line (the
+target's store writes it; `Damage` works on those bytes) and the run itself.
 """
 
 from __future__ import annotations
@@ -26,32 +30,14 @@ from typing import Any
 
 from judge.nodes import Node, file_nodes
 from strategies.files import ROOT_BYTES, SPARSE_SIZES
-from strategies.finals import final_text
 from strategies.logs import LOG_KINDS, LogDamage, call_id_of, tamper
-from strategies.plan_steps import (
-    Denied,
-    EditFile,
-    Invalid,
-    Plan,
-    RunCommand,
-    WriteFile,
-    commands,
-    replies,
-)
-from strategies.plans import MARKER, SENTINEL, Outcome, replay
-from strategies.receipts import Stored, stored_receipt
+from strategies.outcome import Outcome
+from strategies.plan_steps import Denied, EditFile, Invalid, Plan, RunCommand, WriteFile
+from strategies.plans import MARKER, SENTINEL
+from strategies.receipts import Stored
 from strategies.results import EventSpec
 from strategies.vocabulary import LOG_NAME, NAME_MAX
-from strategies.world import (
-    CaseSpec,
-    World,
-    case_spec,
-    crossed_receipts,
-    describe,
-    extra_receipts,
-    stored_as,
-    world_events,
-)
+from strategies.world import CaseSpec, World, describe
 
 __all__ = [
     "CaseSpec",
@@ -146,17 +132,6 @@ class Log:
         return (folder, Node((self.link,), what="link", to=self.folder))
 
 
-def _extra(number: int) -> Stored:
-    return Stored(
-        f"extra-{number}",
-        "run_command",
-        {"argv": ["python", "-c", "print('extra')"]},
-        "ok",
-        f"status: 0\noutput:\nextra {number}: café ✓\n",
-        (),
-    )
-
-
 def _conflicting(call_id: str) -> Stored:
     return Stored(
         call_id,
@@ -186,11 +161,7 @@ def _log(world: World, root: str) -> Log:
     log = Log(fact.store, workspace_store=fact.workspace_store, get=fact.get, **where)
     if world.plan is not None or fact.store == "missing":
         return log
-    put = (
-        *(_extra(n) for n in range(extra_receipts(world))),
-        *(stored_receipt(f) for f in world.receipts if stored_as(f, fact) == "put"),
-        *crossed_receipts(world),
-    )
+    put = world.blueprint.put
     if fact.store == "memory":
         return replace(log, put=put)
     kind = LOG_KINDS[fact.kind]
@@ -208,14 +179,11 @@ def _log(world: World, root: str) -> Log:
     damage = None
     if not kind.replace and fact.damage.op != "kept":
         damage = Damage(fact.damage)
-    appended = tuple(
-        stored_receipt(f) for f in world.receipts if stored_as(f, fact) == "appended"
-    )
     return replace(
         log,
         put=put,
         finish=True,
-        appended=appended,
+        appended=world.blueprint.appended,
         damage=damage,
         replacement=replacement,
     )
@@ -307,16 +275,16 @@ def _seeds(plan: Plan, root: str) -> tuple[Node, ...]:
 
 
 def _play(world: World, plan: Plan) -> Play:
-    decisions = _decisions(plan)
-    final, _ = final_text(world.final)
+    made = world.blueprint
+    assert made.outcome is not None  # worked out for every plan
     return Play(
         task=plan.task,
-        script=replies(plan, final),
-        commands=commands(plan),
-        decisions=decisions,
+        script=made.script,
+        commands=made.commands,
+        decisions=_decisions(plan),
         invalid=sum(isinstance(step, Invalid) for step in plan.steps),
-        outcome=replay(plan),
-        final=final,
+        outcome=made.outcome,
+        final=made.final,
         kept=tuple(Kept(f.parts, f.text) for f in world.files if f.kind == "exact"),
     )
 
@@ -373,14 +341,14 @@ def _root(tree: str, world: World) -> str:
 
 
 def _run(world: World, events: Sequence[EventSpec] | None) -> Run:
-    specs = world_events(world) if events is None else tuple(events)
+    made = world.blueprint
+    specs = made.events if events is None else tuple(events)
     if world.events_as_list:  # numbered in descending order
         specs = tuple(replace(e, step=len(specs) + 1 - e.step) for e in specs)
-    final, _ = final_text(world.final)
     return Run(
         world.final.completed,
         world.final.run_reason,
-        final,
+        made.final,
         specs,
         world.modified_files,
         world.events_as_list,
@@ -401,17 +369,23 @@ def evidence(
     root = _root(tree, world)
     plan = world.plan
     log = _log(world, root)
+    run = None if plan is not None else _run(world, events)
+    play = None if plan is None else _play(world, plan)
     files = (
         _seeds(plan, root)
         if plan is not None
-        else tuple(node for f in world.files for node in file_nodes(f, root, tree))
+        else tuple(
+            node
+            for fact, laid in zip(world.files, world.blueprint.files, strict=True)
+            for node in file_nodes(fact, laid, root, tree)
+        )
     )
     return Evidence(
         root=root,
         files=(*files, *log.nodes),
         log=log,
-        run=None if plan is not None else _run(world, events),
-        case=case_spec(world),
-        play=None if plan is None else _play(world, plan),
+        run=run,
+        case=world.blueprint.case,
+        play=play,
         source=world,
     )

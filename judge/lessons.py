@@ -73,6 +73,7 @@ __all__ = [
     "raised_where",
     "report_view",
     "shown_world",
+    "substrate_lesson",
     "timed_out",
 ]
 
@@ -517,6 +518,52 @@ def call_target(
     if should is not None:
         _check_shape(what, short, should, value, world, topic, reproduce)
     return value
+
+
+_CASE_STEPS = (
+    "EvaluationCase",
+    "FileExpectation",
+    "ResultExpectation",
+    "ReceiptExpectation",
+)
+
+
+def substrate_lesson(world: str, failure: InvariantFailure) -> InvariantFailure:
+    """The lesson of a world (`world`: in words) the target could not build."""
+    if failure.topic == "surface":
+        return failure  # a missing name says so itself
+    if failure.observed.split("(", 1)[0].startswith(_CASE_STEPS):
+        hint = placed(
+            "a valid case must be accepted: only blank required strings, bad"
+            " paths, bad exit states, wrong group types and duplicates are refused",
+            change_for(failure.observed),
+        )
+        topic = "day7"
+        cause = failure.cause
+    else:
+        hint = failure.hint or placed(
+            "the Day 1-6 names (ToolPolicy, Workspace, ReceiptStore, EffectReceipt,"
+            " AgentEvent, AgentRun, ToolAction, FinalAction) must work before Day 7"
+            " can be judged",
+            change_for(failure.observed),
+        )
+        topic = "substrate"
+        # The broken Day 1-6 name, whatever it did wrong and in whichever
+        # invariant: the learner fixes that name, once.
+        cause = (
+            failure.cause
+            if failure.cause.startswith("substrate:")
+            else f"substrate:{called(failure.observed)}"
+        )
+    return InvariantFailure(
+        world=world,
+        expected=f"{failure.expected} to build the world",
+        observed=failure.observed,
+        headline=f"could not build the world through the target: {failure.observed}",
+        hint=hint,
+        topic=topic,
+        cause=cause,
+    )
 
 
 def _short_name(what: str) -> str:

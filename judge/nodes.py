@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from strategies.files import SPARSE_SIZES, FileFact, file_layout, foreign_readings
+from strategies.files import SPARSE_SIZES, FileFact
+from strategies.world import Laid
 
 __all__ = ["Node", "file_nodes"]
 
@@ -43,10 +44,11 @@ class Node:
 
 @dataclass(frozen=True)
 class _Where:
-    """A fact's path, its bytes, and the tree's places (as names and as a path)."""
+    """A fact as laid out (text, bytes, converted spellings), its path, and
+    the tree's places (as names and as a path)."""
 
     fact: FileFact
-    data: bytes
+    laid: Laid
     path: tuple[str, ...]  # (root, *fact.parts)
     root: tuple[str, ...]
     outside: tuple[str, ...]  # beside the root, never inside it
@@ -60,7 +62,7 @@ _Nodes = Callable[[_Where], "tuple[Node, ...]"]
 
 
 def _regular(where: _Where) -> tuple[Node, ...]:
-    return (Node(where.path, data=where.data),)
+    return (Node(where.path, data=where.laid.data),)
 
 
 def _missing(where: _Where) -> tuple[Node, ...]:
@@ -68,7 +70,7 @@ def _missing(where: _Where) -> tuple[Node, ...]:
 
 
 def _directory(where: _Where) -> tuple[Node, ...]:
-    return (Node((*where.path, "inside.txt"), data=where.data),)
+    return (Node((*where.path, "inside.txt"), data=where.laid.data),)
 
 
 def _special(what: str) -> _Nodes:
@@ -77,7 +79,7 @@ def _special(what: str) -> _Nodes:
 
 def _link_to(real: tuple[str, ...], where: _Where, secret: bool) -> tuple[Node, ...]:
     return (
-        Node(real, data=where.data, secret=secret),
+        Node(real, data=where.laid.data, secret=secret),
         Node(where.path, "link", to=where.absolute(real)),
     )
 
@@ -93,7 +95,7 @@ def _symlink_outside(where: _Where) -> tuple[Node, ...]:
 def _symlinked_parent(where: _Where) -> tuple[Node, ...]:
     real_dir = (*where.root, "_real", f"d{where.fact.index}")
     return (
-        Node((*real_dir, where.path[-1]), data=where.data),
+        Node((*real_dir, where.path[-1]), data=where.laid.data),
         Node(where.path[:-1], "link", to=where.absolute(real_dir)),
     )
 
@@ -115,7 +117,7 @@ def _symlink_loop(where: _Where) -> tuple[Node, ...]:
 def _symlink_chain(where: _Where) -> tuple[Node, ...]:
     path = where.path
     previous = f"real_{path[-1]}"
-    nodes = [Node((*path[:-1], previous), data=where.data)]
+    nodes = [Node((*path[:-1], previous), data=where.laid.data)]
     for link in range(where.fact.variant % 3, 0, -1):
         name = f"link{link}_{path[-1]}"
         nodes.append(Node((*path[:-1], name), "link", to=previous))
@@ -134,7 +136,7 @@ def _symlink_out_at(where: _Where) -> tuple[Node, ...]:
     absolute = where.fact.variant // 8 % 2 == 1
     to = pointee if absolute else os.path.relpath(pointee, where.absolute(link[:-1]))
     return (
-        Node((*mirror, *parts[at:]), data=where.data, secret=True),
+        Node((*mirror, *parts[at:]), data=where.laid.data, secret=True),
         Node(link, "link", to=to),
     )
 
@@ -146,7 +148,7 @@ def _sparse(where: _Where) -> tuple[Node, ...]:
 def _deep(where: _Where) -> tuple[Node, ...]:
     """A tree deeper than PATH_MAX: the builder makes every node descriptor
     by descriptor, so it is reached like any other."""
-    return (Node(where.path, data=where.data, mode=0o644),)
+    return (Node(where.path, data=where.laid.data, mode=0o644),)
 
 
 def _twin(rename: Callable[[str], str], *, keep: bool) -> _Nodes:
@@ -156,10 +158,10 @@ def _twin(rename: Callable[[str], str], *, keep: bool) -> _Nodes:
         twin = (*where.path[:-1], rename(where.path[-1]))
         if keep:
             return (
-                Node(where.path, data=where.data),
+                Node(where.path, data=where.laid.data),
                 Node(twin, data=b"a twin with other content\n"),
             )
-        return (Node(twin, data=where.data), Node(where.path[:-1], "folder"))
+        return (Node(twin, data=where.laid.data), Node(where.path[:-1], "folder"))
 
     return nodes
 
@@ -174,18 +176,18 @@ def _foreign_twins(real: str) -> _Nodes:
     """
 
     def nodes(where: _Where) -> tuple[Node, ...]:
-        content, _ = file_layout(where.fact)
+        content = where.laid.expected
         decoy = (
             b"a decoy with other content\n" if real == "expected" else content.encode()
         )
         made = [
             Node((*where.root, *PurePosixPath(reading).parts), data=decoy)
-            for reading in foreign_readings(where.fact.parts)
+            for reading in where.laid.readings
         ]
         if real == "nothing":
             made.append(Node(where.path[:-1], "folder"))
         else:
-            made.append(Node(where.path, data=where.data))
+            made.append(Node(where.path, data=where.laid.data))
         return tuple(made)
 
     return nodes
@@ -230,9 +232,9 @@ _NODES: dict[str, _Nodes] = {
 }
 
 
-def file_nodes(fact: FileFact, root: str, tree: str) -> tuple[Node, ...]:
-    """What `fact` puts on disk, below the root named `root` (and, for links
-    out of it, below `outside` beside it) in the tree at path `tree`."""
-    _, data = file_layout(fact)
-    where = _Where(fact, data, (root, *fact.parts), (root,), ("outside",), tree)
+def file_nodes(fact: FileFact, laid: Laid, root: str, tree: str) -> tuple[Node, ...]:
+    """What `fact`, laid out as `laid`, puts on disk below the root named
+    `root` (and, for links out of it, below `outside` beside it) in the tree
+    at path `tree`."""
+    where = _Where(fact, laid, (root, *fact.parts), (root,), ("outside",), tree)
     return _NODES.get(fact.kind, _regular)(where)

@@ -1,9 +1,11 @@
 """A world's objects as the target's own: steps batched into one request.
 
 Each `add_*` appends to a batch the steps that make one object with the
-target's own names (`Workspace`, `AgentEvent`, `AgentRun`, the case types,
-`EffectReceipt` and `ReceiptStore.put`) and returns the `Ref` of what it
-makes (`policy_step` is the `ToolPolicy` that opens a world's first batch);
+target's own names (`ReceiptStore` and its `put`s, `Workspace`,
+`AgentEvent`, `AgentRun`, the case types, `EffectReceipt`) and returns the
+`Ref` of what it makes (`policy_step` is the `ToolPolicy` that opens a
+world's first batch; `add_get` sets the handed store's `get` to one that
+raises, last in the second);
 `results` sends the batch through `call_target`, so a Day 1-6 name that is
 missing, raises or hangs is a lesson about the substrate. A worker's target
 builds a whole batch in one request; the bundled evaluator runs it
@@ -12,24 +14,29 @@ in-process.
 
 from __future__ import annotations
 
+import builtins
 import json
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from judge import remote
-from judge.evidence import CaseSpec, EventSpec, Play, Run, Stored
+from judge.built import Built
+from judge.evidence import CaseSpec, EventSpec, Log, Play, Run, Stored
 from judge.lessons import call_target
 from judge.remote import Ref, Step
 
 __all__ = [
     "add_case",
+    "add_get",
     "add_puts",
     "add_run",
+    "add_store",
     "add_workspace",
     "added",
     "make_case",
     "policy_step",
+    "raising_get",
     "receipt",
     "results",
 ]
@@ -203,6 +210,22 @@ def receipt(target: Any, stored: Stored) -> Any:
     return remote.run_steps([_receipt_step(target, stored)], call_target)[0]
 
 
+def add_store(log: Log, target: Any, built: Built, steps: list[Step]) -> Ref:
+    """The steps that make the world's store and put its receipts into it;
+    the store's Ref. The log's folder is laid out with the world's files."""
+    if log.store == "memory":
+        store = added(steps, Step("ReceiptStore()", target.ReceiptStore))
+        built.log_path = None
+    else:
+        built.log_path = built.tree.joinpath(*log.path)
+        built.log_at = log.at
+        store = added(
+            steps, Step("ReceiptStore(path)", target.ReceiptStore, (built.log_path,))
+        )
+    add_puts(target, store, log.put, steps)
+    return store
+
+
 def add_puts(
     target: Any, store: Any, stored: Sequence[Stored], steps: list[Step]
 ) -> None:
@@ -210,3 +233,34 @@ def add_puts(
     for one in stored:
         made = added(steps, _receipt_step(target, one))
         steps.append(Step("ReceiptStore.put(receipt)", store, (made,), method="put"))
+
+
+def add_get(target: Any, store: Any, name: str, steps: list[Step]) -> None:
+    """The step that sets the handed store's `get` to `raising_get(target,
+    name)`: last in its batch, so building the workspace, run and case never
+    meets it."""
+    get = raising_get(target, name)
+    steps.append(
+        Step("ReceiptStore.get = ...", store, ("get", get), method="__setattr__")
+    )
+
+
+def raising_get(target: Any, name: str) -> Callable[[str], Any]:
+    """The handed store's `get` as the world says: it raises `name` (the
+    target's own AgentError, a class of that name, or a builtin), or for
+    "junk" returns a dict that is no receipt."""
+    # For a worker's target this is a judge callback: an AgentError it raises
+    # is raised in the worker as the target's own AgentError (Client._raised_as).
+    if name == "junk":
+        return lambda call_id: {"tool_call_id": call_id, "tool": "write_file"}
+    if name == "AgentError" and not getattr(target, "remote", False):
+        error_type: type[BaseException] = target.AgentError
+    elif name in ("AgentError", "LookupFailure"):
+        error_type = type(name, (Exception,), {})
+    else:
+        error_type = getattr(builtins, name)
+
+    def get(call_id: str) -> Any:
+        raise error_type(f"lookup of {call_id} broke")
+
+    return get

@@ -1,21 +1,18 @@
-"""The world's receipt store, made by the target, and its log, the judge's to damage.
+"""The world's log, once the target's store has written it: the judge's to damage.
 
-The target's own `ReceiptStore(path).put(...)` writes the log, and only then
-does the judge check that it holds a line a put, append the lines the
-target's store writes elsewhere, and damage it or put something else at its
-name, as the evidence's `Log` says. Learner code ran just before and may run
-still: the log is reached through the tree's descriptors, never through a
-link, and a log that is no longer the file the store wrote fails the world
-as a lesson.
-"""
+The target's own `ReceiptStore(path).put(...)` writes the log (the steps are
+judge.steps'), and only then does the judge check that it holds a line a
+put, append the lines the target's store writes elsewhere, and damage it or
+put something else at its name, as the evidence's `Log` says. Learner code
+ran just before and may run still: the log is reached through the tree's
+descriptors, never through a link, and a log that is no longer the file the
+store wrote fails the world as a lesson."""
 
 from __future__ import annotations
 
-import builtins
 import functools
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,29 +21,12 @@ from judge.built import Built, scratch_parent
 from judge.evidence import Log, Replacement, Stored
 from judge.fixes import placed
 from judge.lessons import InvariantFailure, call_target
-from judge.remote import Ref, Step
-from judge.steps import add_puts, added, receipt
+from judge.steps import receipt
 
-__all__ = ["add_store", "finish_log", "raising_get"]
+__all__ = ["finish_log"]
 
 MILLION = 1_000_000
 LONG_LINE_BYTES = 2 * (1 << 20)
-
-
-def add_store(log: Log, target: Any, built: Built, steps: list[Step]) -> Ref:
-    """The steps that make the world's store and put its receipts into it;
-    the store's Ref. The log's folder is laid out with the world's files."""
-    if log.store == "memory":
-        store = added(steps, Step("ReceiptStore()", target.ReceiptStore))
-        built.log_path = None
-    else:
-        built.log_path = built.tree.joinpath(*log.path)
-        built.log_at = log.at
-        store = added(
-            steps, Step("ReceiptStore(path)", target.ReceiptStore, (built.log_path,))
-        )
-    add_puts(target, store, log.put, steps)
-    return store
 
 
 def finish_log(log: Log, target: Any, built: Built) -> None:
@@ -97,27 +77,6 @@ def _finish_log_in(log: Log, target: Any, built: Built, log_fd: int) -> None:
         other = log.damage.conflicting(data)
         conflict = b"" if other is None else _line(target, other, built.tree)
         safefs.replace(log_fd, name, log.damage.applied(data, conflict))
-
-
-def raising_get(target: Any, name: str) -> Callable[[str], Any]:
-    """The handed store's `get` as the world says: it raises `name` (the
-    target's own AgentError, a class of that name, or a builtin), or for
-    "junk" returns a dict that is no receipt."""
-    # For a worker's target this is a judge callback: an AgentError it raises
-    # is raised in the worker as the target's own AgentError (Client._raised_as).
-    if name == "junk":
-        return lambda call_id: {"tool_call_id": call_id, "tool": "write_file"}
-    if name == "AgentError" and not getattr(target, "remote", False):
-        error_type: type[BaseException] = target.AgentError
-    elif name in ("AgentError", "LookupFailure"):
-        error_type = type(name, (Exception,), {})
-    else:
-        error_type = getattr(builtins, name)
-
-    def get(call_id: str) -> Any:
-        raise error_type(f"lookup of {call_id} broke")
-
-    return get
 
 
 _SCRATCH = "_scratch"

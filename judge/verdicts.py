@@ -273,7 +273,8 @@ def _changed_from(world: World, other: World) -> str:
     changed = [
         f"{field.name}={getattr(other, field.name)!r}"
         for field in dataclasses.fields(other)
-        if getattr(other, field.name) != getattr(world, field.name)
+        # What a world works out from its facts (its blueprint) is not given.
+        if field.init and getattr(other, field.name) != getattr(world, field.name)
     ]
     short = f"replace(world, {', '.join(changed)})"
     return short if len(short) < len(whole) else whole

@@ -7,17 +7,19 @@ itself being imported, so this package must stay light.
 
 Where things live (docs/design.md has the whole map):
 
-- the world and its truth: `World`, `truth`, `describe`, `case_spec`,
+- the world and its truth: `World` and what the builder makes of it, worked
+  out when it is made (its `Blueprint`), `truth`, `describe`, `case_spec`,
   `world_events` (world.py); the facts and their kinds: `FinalFact`,
   `FileFact`, `ResultFact`, `ReceiptFact`, `LogFact`, `EventSpec` and the
   `*_KINDS` tables (finals.py, files.py, results.py, receipts.py, logs.py);
 - drawing: `worlds`, `passing_worlds`, `unavailable_worlds`,
   `hostile_worlds`, the written-out `EXAMPLE_WORLDS`, `TRAP_WORLDS` and
-  `PASSING_WORLD` (worlds.py); real runs: `Plan` and its steps
-  (plan_steps.py), `played_worlds`, `WRITTEN_WORLDS` (plans.py);
+  `PASSING_WORLD` (draw.py); real runs: `Plan` and its steps
+  (plan_steps.py), what a plan implies, `replay` (outcome.py),
+  `played_worlds`, `WRITTEN_WORLDS` (plans.py);
   `perturbations` (perturb.py);
-- a world as evidence, in one pure step, for the judge's builder:
-  `evidence` (evidence.py; files as `Node`s, nodes.py);
+- a world as evidence, in one pure step, is the judge's
+  (judge/evidence.py), read from the world and its blueprint;
 - the cases of task 1: `valid_specs`, `invalid_specs`, `wrong_type_specs`
   (cases.py).
 
@@ -33,7 +35,8 @@ from typing import Any
 
 # Each module, and the names it lends the package.
 _HOMES = {
-    "strategies.world": "ExpectedCheck World case_spec describe truth world_events",
+    "strategies.world": "Blueprint ExpectedCheck World case_spec describe truth"
+    " world_events",
     "strategies.kinds": "UnknownKindError",
     "strategies.finals": "FINAL_KINDS FinalFact final_text",
     "strategies.files": "FILE_KINDS FileFact devices_available file_layout spelled",
@@ -49,7 +52,8 @@ _HOMES = {
     "strategies.plan_steps": "Denied EditFile Invalid ListFiles Plan ReadFile Refused"
     " RunCommand SeedFile WriteFile",
     "strategies.plans": "ALTERNATE_FINAL CHAPTER_WORLD EFFECTS_WORLD RICH_WORLD"
-    " played_world played_worlds replay stopped with_written_worlds wrong_facts",
+    " played_world played_worlds stopped with_written_worlds wrong_facts",
+    "strategies.outcome": "Outcome replay",
     "strategies.perturb": "Perturbation perturbations perturbed_worlds",
     "strategies.cases": "EXAMPLE_WRONG_ARGUMENTS Spec ValidSpec WrongArgument"
     " example_invalid_specs example_valid_specs invalid_specs normalisable_paths"

@@ -15,6 +15,8 @@ class Compact:
     def __repr__(self) -> str:
         shown = []
         for item in fields(self):  # type: ignore[arg-type]
+            if not item.repr:
+                continue  # worked out from the others, not given
             value = getattr(self, item.name)
             if item.default is not MISSING:
                 default = item.default

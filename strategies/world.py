@@ -4,8 +4,11 @@ One type for every world the suite judges: a drawn world whose run is built
 from events, a hostile one whose evidence is booby-trapped (its facts are
 simply of hardened kinds), and a real run, whose `plan` the target's own loop
 plays (`strategies.plans`). Each fact's kind decides its check; `truth`
-reads the kinds, `describe` words them, `case_spec` and `world_events` say
-what the builder must make. Nothing here imports Hypothesis or a target.
+reads the kinds, `describe` words them. What the builder must make of a
+world (its events, case, files' bytes, stored receipts, a real run's script
+and replay) is worked out when the world is made, as its `blueprint`, so
+the judge asks this package nothing on a world's way. Nothing here imports
+Hypothesis or a target.
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ from dataclasses import dataclass, field, replace
 
 from strategies.compact import Compact
 from strategies.edits import Edit
-from strategies.files import FILE_KINDS, FileFact, file_kind, file_layout, spelled
+from strategies.files import (
+    FILE_KINDS,
+    FileFact,
+    file_kind,
+    file_layout,
+    foreign_readings,
+    spelled,
+)
 from strategies.finals import (
     FINAL_KINDS,
     FinalFact,
@@ -34,7 +44,8 @@ from strategies.logs import (
     damage_effect,
     damage_words,
 )
-from strategies.plan_steps import Plan, describe_plan
+from strategies.outcome import Outcome, replay
+from strategies.plan_steps import Plan, commands, describe_plan, replies
 from strategies.receipts import (
     RECEIPT_KINDS,
     ReceiptFact,
@@ -56,9 +67,12 @@ from strategies.results import (
 )
 
 __all__ = [
+    "Blueprint",
     "CaseSpec",
     "ExpectedCheck",
+    "Laid",
     "World",
+    "blueprint",
     "case_spec",
     "check_positions",
     "crossed_receipts",
@@ -98,6 +112,11 @@ class World(Compact):
     events_as_list: bool = False
     crossed: bool = False
     plan: Plan | None = None
+    #: Worked out from the facts above when the world is made (`blueprint`).
+    blueprint: Blueprint = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "blueprint", blueprint(self))
 
     def kinds(self) -> Iterator[Kind]:
         """The kind of every fact of the world."""
@@ -285,6 +304,93 @@ def log_effect(world: World, fact: ReceiptFact) -> str:
     lines = log_lines(world)
     kept = lines[: log.damage.line % max(1, len(lines)) + (log.damage.at == -1)]
     return "valid" if stored_receipt(fact).call_id in kept else "absent"
+
+
+# --- what the builder makes of a world ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Laid:
+    """One file fact as the builder lays it out: the text a case expects,
+    the bytes on disk, and the converted spellings of its path (where a
+    decoy may stand)."""
+
+    expected: str
+    data: bytes
+    readings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Blueprint:
+    """What a world's builder makes of it, worked out from its facts when
+    the world is made, so the judge reads it and asks strategies/ nothing.
+
+    `events` are the run's (canonical order; none for a real run), `final`
+    the final answer's text (or a value that is no string), `case` the case
+    the facts declare, `files` one `Laid` per file fact. `put` are the
+    receipts that go through the target's store, in order (unrelated ones
+    first, then the facts', then a crossed world's), and `appended` the
+    lines written elsewhere and appended to its log. For a real run,
+    `script` is the scripted model's replies, `commands` what the policy
+    allows, and `outcome` what the plan implies.
+    """
+
+    events: tuple[EventSpec, ...]
+    final: object
+    case: CaseSpec
+    files: tuple[Laid, ...]
+    put: tuple[Stored, ...] = ()
+    appended: tuple[Stored, ...] = ()
+    script: tuple[str, ...] = ()
+    commands: tuple[tuple[str, ...], ...] = ()
+    outcome: Outcome | None = None
+
+
+def _extra(number: int) -> Stored:
+    """An unrelated receipt the log holds before the facts'."""
+    return Stored(
+        f"extra-{number}",
+        "run_command",
+        {"argv": ["python", "-c", "print('extra')"]},
+        "ok",
+        f"status: 0\noutput:\nextra {number}: café ✓\n",
+        (),
+    )
+
+
+def blueprint(world: World) -> Blueprint:
+    """What the builder makes of `world` (World.blueprint holds it)."""
+    final, _ = final_text(world.final)
+    made = Blueprint(
+        events=world_events(world),
+        final=final,
+        case=case_spec(world),
+        files=tuple(
+            Laid(*file_layout(fact), readings=foreign_readings(fact.parts))
+            for fact in world.files
+        ),
+    )
+    plan, log = world.plan, world.log
+    if plan is not None:
+        return replace(
+            made,
+            script=replies(plan, final),
+            commands=commands(plan),
+            outcome=replay(plan),
+        )
+    if log.store == "missing":
+        return made
+    return replace(
+        made,
+        put=(
+            *(_extra(n) for n in range(extra_receipts(world))),
+            *(stored_receipt(f) for f in world.receipts if stored_as(f, log) == "put"),
+            *crossed_receipts(world),
+        ),
+        appended=tuple(
+            stored_receipt(f) for f in world.receipts if stored_as(f, log) == "appended"
+        ),
+    )
 
 
 # --- the truth -------------------------------------------------------------------

@@ -15,10 +15,15 @@ import ast
 import os
 import stat
 import tempfile
+import types
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import judge.evidence
+import judge.nodes
 from judge import safefs
 from judge.build import materialise
 from judge.evidence import evidence
@@ -100,6 +105,37 @@ def test_evidence_is_pure() -> None:
             assert made == evidence(world, tree)
             assert made.root.startswith("ws")
             assert os.listdir(scratch) == []
+
+
+def test_evidence_asks_strategies_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Working a world out reads what the world worked out when it was made
+    (`World.blueprint`) and calls no function of strategies/: with every one
+    that judge/evidence.py and judge/nodes.py import made to raise, each
+    world's evidence is what it was, so the judge never goes back to a fact
+    group's module on a world's way."""
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = Path(scratch) / "w"
+        worlds = (*EXAMPLE_WORLDS.values(), *TRAP_WORLDS.values(), *WRITTEN_WORLDS)
+        before = [evidence(world, tree) for world in worlds]
+        asked: list[str] = []
+        for module in (judge.evidence, judge.nodes):
+            for name, value in vars(module).items():
+                home = getattr(value, "__module__", "") or ""
+                if isinstance(value, types.FunctionType) and home.startswith(
+                    "strategies"
+                ):
+                    monkeypatch.setattr(module, name, _refusing(name, asked))
+        after = [evidence(world, tree) for world in worlds]
+        assert asked == [], f"the evidence called strategies' {sorted(set(asked))}"
+        assert after == before
+
+
+def _refusing(name: str, asked: list[str]) -> Callable[..., Any]:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        asked.append(name)
+        raise AssertionError(f"the evidence called strategies' {name}")
+
+    return refuse
 
 
 _KINDS = {

@@ -27,7 +27,7 @@ import pytest
 from _command_learners import learner_folder
 
 from evaluator import EvaluationCheck, EvaluationReport
-from judge.build import _substrate_lesson, materialise
+from judge.build import materialise
 from judge.fixes import HOME, change_for, changing
 from judge.hardened import judge_access, judge_hostile
 from judge.lessons import (
@@ -41,6 +41,7 @@ from judge.lessons import (
     raised_where,
     report_view,
     shown_world,
+    substrate_lesson,
 )
 from judge.limits import CallLimits, use_call_limits
 from judge.remote import WorkerDied
@@ -464,13 +465,13 @@ def test_an_access_outside_the_root_is_named(tmp_path: Path) -> None:
 
 
 def test_a_broken_day_1_6_name_is_blamed_where_it_lives() -> None:
-    """`_substrate_lesson`: the name blamed is the one whose call failed."""
+    """`substrate_lesson`: the name blamed is the one whose call failed."""
     inner = InvariantFailure(
         world="",
         expected="ToolPolicy(root) to return normally",
         observed="ToolPolicy(root) raised ValueError: root",
     )
-    lesson = _substrate_lesson(describe(PASSING_WORLD), inner)
+    lesson = substrate_lesson(describe(PASSING_WORLD), inner)
     assert lesson.cause == "substrate:ToolPolicy"
     assert place_of(lesson) == ("ToolPolicy", "workspace.py")
     case = InvariantFailure(
@@ -478,7 +479,7 @@ def test_a_broken_day_1_6_name_is_blamed_where_it_lives() -> None:
         expected="FileExpectation(path, content) to return normally",
         observed="FileExpectation('a', '') raised ValueError: blank",
     )
-    assert place_of(_substrate_lesson(describe(PASSING_WORLD), case)) == (
+    assert place_of(substrate_lesson(describe(PASSING_WORLD), case)) == (
         "FileExpectation",
         "evaluation.py",
     )
