@@ -82,33 +82,39 @@ def build_in(
     try:
         built.secrets.extend(lay_out(tree, made.files).secrets)
         remote.give_to_worker(tree)
-        # Two requests a world, not one per constructor: the policy, the
-        # store and its receipts first, since the log they write is checked
-        # (and damaged, or replaced) before anything else is built; then the
-        # rest: the workspace, the run and the case, or a real run played.
+        # A drawn world is one request, not one per constructor: the policy,
+        # the store and its receipts (the store writes the log), the
+        # workspace, the run, the case, and last the store's raising get;
+        # the judge then checks the log and damages or replaces it. A real
+        # run needs its policy and store first, for the target's run_agent.
         steps = [policy_step(target, root, play)]
         store = add_store(log, target, built, steps)
-        policy, built.receipts = results(steps, [Ref(0), store])
-        finish_log(log, target, built)
-        steps = []
-        if play is not None:
-            play_plan(play, target, built, policy)  # its own requests
-            objects = []
-        else:
-            same = log.workspace_store == "same"
+        if play is None:
             workspace = add_workspace(
                 target,
-                (policy, refusing(built.approvals), built.receipts if same else None),
+                (
+                    Ref(0),
+                    refusing(built.approvals),
+                    store if log.workspace_store == "same" else None,
+                ),
                 steps,
             )
             assert made.run is not None
-            objects = [workspace, add_run(target, made.run, steps)]
-        objects.append(add_case(target, made.case, steps))
-        if log.get is not None:
-            add_get(target, built.receipts, log.get, steps)
-        *objects, built.case = results(steps, objects)
-        if objects:
-            built.workspace, built.run = objects
+            run = add_run(target, made.run, steps)
+            case = add_case(target, made.case, steps)
+            if log.get is not None:
+                add_get(target, store, log.get, steps)
+            made_here = results(steps, [store, workspace, run, case])
+            built.receipts, built.workspace, built.run, built.case = made_here
+            finish_log(log, target, built)
+        else:
+            policy, built.receipts = results(steps, [Ref(0), store])
+            play_plan(play, target, built, policy)  # its own requests
+            steps = []
+            case = add_case(target, made.case, steps)
+            if log.get is not None:
+                add_get(target, built.receipts, log.get, steps)
+            (built.case,) = results(steps, [case])
     except InvariantFailure as failure:
         raise substrate_lesson(made.description, failure) from failure
     return built

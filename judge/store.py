@@ -6,7 +6,8 @@ put, append the lines the target's store writes elsewhere, and damage it or
 put something else at its name, as the evidence's `Log` says. Learner code
 ran just before and may run still: the log is reached through the tree's
 descriptors, never through a link, and a log that is no longer the file the
-store wrote fails the world as a lesson."""
+store wrote fails the world as a lesson.
+"""
 
 from __future__ import annotations
 
