@@ -4,7 +4,7 @@ One mistake fails many tests, often in many invariants: a TODO `passed`
 spoils every invariant that reads a report, a loop hangs every call, a
 `strip()` on both sides of a file check is wrong in `truth` and again in
 `independence`. The suite gives every lesson a `cause`, a stable key for
-the mistake (judge/lessons.py: `hang:evaluation.py:evaluate_run`,
+the mistake (judge/causes.py: `hang:evaluation.py:evaluate_run`,
 `unfinished:EvaluationReport.passed`, `check:file`, ...);
 here the lessons of one cause become one lesson, the first (most basic)
 one, naming every invariant it breaks in `invariants`. A consequence is

@@ -8,8 +8,9 @@ The way of one world: `judge.evidence` works out, in one pure step,
 what the world is as evidence; `materialise` (build.py) makes that real in a
 fresh tree through the target's own names (layout.py, steps.py, store.py,
 play.py); `evaluate` and `judging` (verdicts.py)
-call `evaluate_run` through `call_target` (lessons.py) and compare the report
-with `truth(world)`; a difference is a lesson (lessons.py). The target is
+call `evaluate_run` through `call_target` (calls.py) and compare the report
+with `truth(world)`; a difference is a lesson (lessons.py, its cause from
+causes.py). The target is
 loaded by `load_target` (target.py): the bundled evaluator here, any other in
 a worker (`worker/`) reached through `remote.py`.
 """
@@ -29,8 +30,8 @@ _HOMES = {
     "judge.hardened": "judge_access judge_hostile",
     "judge.snapshot": "object_state spy_on tree_changes tree_snapshot",
     "judge.watch": "Figures reported_figures short_unless_thorough watched",
-    "judge.lessons": "CallAborted InvariantFailure call_target expect_error"
-    " fail report_view timed_out",
+    "judge.lessons": "CallAborted InvariantFailure fail",
+    "judge.calls": "call_target expect_error report_view timed_out",
     "judge.target": "REQUIRED_NAMES Target load_target",
     "judge.remote": "recast remote_replace",
 }

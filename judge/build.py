@@ -46,9 +46,10 @@ from typing import Any
 
 from judge import remote, safefs
 from judge.built import Built, refusing, scratch_parent
+from judge.calls import substrate_lesson
 from judge.evidence import EventSpec, World, evidence
 from judge.layout import lay_out
-from judge.lessons import InvariantFailure, substrate_lesson
+from judge.lessons import InvariantFailure
 from judge.play import play_plan
 from judge.remote import Ref
 from judge.steps import (

@@ -20,8 +20,9 @@ from typing import Any
 
 from judge.access import accesses, violations
 from judge.build import materialise
+from judge.calls import report_view, timed_out
 from judge.fixes import placed
-from judge.lessons import fail, report_view, timed_out
+from judge.lessons import fail
 from judge.remote import OutOfTime, WorkerDied, WorkerHung, bounded, rebuilt
 from judge.snapshot import tree_changes, tree_snapshot
 from judge.verdicts import assert_truth, judging

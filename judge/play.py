@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from judge.built import Built, evidence_bytes
+from judge.calls import call_target
 from judge.evidence import Play
 from judge.fixes import placed
-from judge.lessons import InvariantFailure, call_target
+from judge.lessons import InvariantFailure
 
 __all__ = ["Approver", "ScriptedModel", "play_plan"]
 

@@ -203,7 +203,8 @@ def object_state(built: Any) -> dict[str, Any]:
 def _modified_files(workspace: Any) -> tuple[Any, ...]:
     """The workspace's modified files: a Day 1-6 property the judge reads, so
     a TODO body (None) is a substrate lesson naming it, not a TypeError."""
-    from judge.lessons import InvariantFailure, call_target
+    from judge.calls import call_target
+    from judge.lessons import InvariantFailure
 
     files = call_target(
         "workspace.modified_files",

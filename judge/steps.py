@@ -22,8 +22,8 @@ from typing import Any
 
 from judge import remote
 from judge.built import Built
+from judge.calls import call_target
 from judge.evidence import CaseSpec, EventSpec, Log, Play, Run, Stored
-from judge.lessons import call_target
 from judge.remote import Ref, Step
 
 __all__ = [

@@ -19,9 +19,10 @@ from typing import Any
 
 from judge import remote, safefs
 from judge.built import Built, scratch_parent
+from judge.calls import call_target
 from judge.evidence import Log, Replacement, Stored
 from judge.fixes import placed
-from judge.lessons import InvariantFailure, call_target
+from judge.lessons import InvariantFailure
 from judge.steps import receipt
 
 __all__ = ["finish_log"]

@@ -17,15 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from judge.calls import call_target, describing, report_view
 from judge.fixes import hint_for, placed
-from judge.lessons import (
-    CallAborted,
-    InvariantFailure,
-    call_target,
-    describing,
-    fail,
-    report_view,
-)
+from judge.lessons import CallAborted, InvariantFailure, fail
 from judge.limits import CALL_SECONDS
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe

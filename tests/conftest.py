@@ -9,7 +9,7 @@
 - The Hypothesis profile is `dev`, or `ci` under CI, unless
   `--hypothesis-profile` names one (strategies/profiles.py).
 - Every call into a remote target is bounded (`--call-timeout`,
-  judge.limits through judge.lessons.call_target): its worker is ended from
+  judge.limits through judge.calls.call_target): its worker is ended from
   outside; `--test-timeout` bounds every request of a whole test as a
   backstop for the target's code that runs outside those calls (properties,
   repr, ==). A hang fails its test with a lesson and the run goes on. A
@@ -44,7 +44,8 @@ from hypothesis import core as hypothesis_core
 from hypothesis import settings
 from hypothesis.errors import InvalidArgument
 
-from judge.lessons import CallAborted, InvariantFailure, timed_out
+from judge.calls import timed_out
+from judge.lessons import CallAborted, InvariantFailure
 from judge.limits import CALL_SECONDS, CallLimits, use_call_limits
 from judge.ordering import rank
 from judge.parts import assign, parse_part

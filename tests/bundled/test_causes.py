@@ -1,6 +1,6 @@
 """A lesson per cause, and a learner's bounded share: the pure functions.
 
-The suite gives every lesson a cause where it is made (judge/lessons.py,
+The suite gives every lesson a cause where it is made (judge/causes.py,
 judge/verdicts.py); the command groups them, one lesson per cause
 naming every invariant it breaks, and bounds what one learner puts into
 every report (day7_verify/_causes.py). Nothing here starts a child.
@@ -31,7 +31,7 @@ from day7_verify._report import (
 from day7_verify._supervise import Finished
 from day7_verify._text import learner_lines
 from day7_verify._verdict import Limits, classify
-from judge.lessons import hang_cause, raised_cause, shape_cause
+from judge.causes import hang_cause, raised_cause, shape_cause
 from judge.ordering import rank
 from judge.verdicts import verdict_cause
 from strategies.world import ExpectedCheck

@@ -69,7 +69,7 @@ ESCAPES = """
     import pytest
     from _command_learners import learner_folder
     from hypothesis import given, strategies as st
-    from judge.lessons import call_target
+    from judge.calls import call_target
     from judge.target import load_target
 
     EVALUATE = "evaluate_run(run, workspace, receipts, case)"

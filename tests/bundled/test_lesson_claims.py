@@ -28,6 +28,8 @@ from _command_learners import learner_folder
 
 from evaluator import EvaluationCheck, EvaluationReport
 from judge.build import materialise
+from judge.calls import call_target, expect_error, report_view, substrate_lesson
+from judge.causes import at_frame, raised_where
 from judge.fixes import HOME, change_for, changing
 from judge.hardened import judge_access, judge_hostile
 from judge.lessons import (
@@ -35,13 +37,7 @@ from judge.lessons import (
     MAX_WORLD_LINES,
     CallAborted,
     InvariantFailure,
-    at_frame,
-    call_target,
-    expect_error,
-    raised_where,
-    report_view,
     shown_world,
-    substrate_lesson,
 )
 from judge.limits import CallLimits, use_call_limits
 from judge.remote import WorkerDied
@@ -118,7 +114,7 @@ def true_rows(world: World) -> list[tuple[str, bool, str]]:
     return rows
 
 
-# --- calls into the target (judge/lessons.py) -------------------------------
+# --- calls into the target (judge/calls.py) ---------------------------------
 
 
 @pytest.mark.parametrize(

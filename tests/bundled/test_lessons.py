@@ -17,16 +17,8 @@ from typing import Any
 import pytest
 from _command_learners import learner_folder
 
-from judge.lessons import (
-    TOPICS,
-    CallAborted,
-    InvariantFailure,
-    call_target,
-    describing,
-    expect_error,
-    fail,
-    timed_out,
-)
+from judge.calls import call_target, describing, expect_error, timed_out
+from judge.lessons import TOPICS, CallAborted, InvariantFailure, fail
 from judge.limits import CallLimits, use_call_limits
 from judge.target import MissingNameError, Target, load_target
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from judge.lessons import InvariantFailure, call_target, expect_error, fail, report_view
+from judge.calls import call_target, expect_error, report_view
+from judge.lessons import InvariantFailure, fail
 from judge.target import (
     DAY7_MODULES,
     REQUIRED_NAMES,
