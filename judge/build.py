@@ -11,13 +11,13 @@ step in `build_in`:
                        the world and its blueprint (worked out when it was made)
     2. judge.layout    its files (or a real run's first files) and the log's
                        folder, laid out under a fresh tree, never a link followed
-    3. judge.steps     the policy and the target's store in one request (the
-                       store writes the log)
+    3. judge.steps     the policy, the target's store and its receipts (the
+                       store writes the log), the workspace, the run and the
+                       case, as the target's own objects, in one request, the
+                       store's raising `get` last
     4. judge.store     the judge checks the log, and damages or replaces it
-    5. judge.steps     the workspace, the run and the case, as the target's own
-                       objects, in one request, the store's raising `get` last;
-                       or, for a real run, judge.play: the target's run_agent
-                       plays the plan, then the case
+       or, for a real run, the policy, the store and the case in one request,
+       then judge.play: the target's run_agent plays the plan
 
 Every call into the target goes through `call_target`, so a Day 1-6 name
 that is missing, raises or hangs becomes a lesson about the substrate, said
@@ -45,13 +45,13 @@ from pathlib import Path
 from typing import Any
 
 from judge import remote, safefs
+from judge.batches import Ref
 from judge.built import Built, refusing, scratch_parent
 from judge.calls import substrate_lesson
 from judge.evidence import EventSpec, World, evidence
 from judge.layout import lay_out
 from judge.lessons import InvariantFailure
 from judge.play import play_plan
-from judge.remote import Ref
 from judge.steps import (
     add_case,
     add_get,
@@ -87,7 +87,8 @@ def build_in(
         # the store and its receipts (the store writes the log), the
         # workspace, the run, the case, and last the store's raising get;
         # the judge then checks the log and damages or replaces it. A real
-        # run needs its policy and store first, for the target's run_agent.
+        # run's policy and store (its case with them) come first: the
+        # target's run_agent plays the plan with them.
         steps = [policy_step(target, root, play)]
         store = add_store(log, target, built, steps)
         if play is None:
@@ -109,13 +110,13 @@ def build_in(
             built.receipts, built.workspace, built.run, built.case = made_here
             finish_log(log, target, built)
         else:
-            policy, built.receipts = results(steps, [Ref(0), store])
-            play_plan(play, target, built, policy)  # its own requests
-            steps = []
             case = add_case(target, made.case, steps)
-            if log.get is not None:
+            policy, built.receipts, built.case = results(steps, [Ref(0), store, case])
+            play_plan(play, target, built, policy)  # its own requests
+            if log.get is not None:  # after the run, which may look receipts up
+                steps = []
                 add_get(target, built.receipts, log.get, steps)
-            (built.case,) = results(steps, [case])
+                results(steps, [])
     except InvariantFailure as failure:
         raise substrate_lesson(made.description, failure) from failure
     return built

@@ -4,8 +4,8 @@ Each `add_*` appends to a batch the steps that make one object with the
 target's own names (`ReceiptStore` and its `put`s, `Workspace`,
 `AgentEvent`, `AgentRun`, the case types, `EffectReceipt`) and returns the
 `Ref` of what it makes (`policy_step` is the `ToolPolicy` that opens a
-world's first batch; `add_get` sets the handed store's `get` to one that
-raises, last in the second);
+world's batch; `add_get` sets the handed store's `get` to one that
+raises, last in it);
 `results` sends the batch through `call_target`, so a Day 1-6 name that is
 missing, raises or hangs is a lesson about the substrate. A worker's target
 builds a whole batch in one request; the bundled evaluator runs it
@@ -20,11 +20,10 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from judge import remote
+from judge.batches import Ref, Step, run_steps
 from judge.built import Built
 from judge.calls import call_target
 from judge.evidence import CaseSpec, EventSpec, Log, Play, Run, Stored
-from judge.remote import Ref, Step
 
 __all__ = [
     "add_case",
@@ -89,7 +88,7 @@ def _event(target: Any, spec: EventSpec, steps: list[Step]) -> Any:
 
 def results(steps: list[Step], made: Sequence[Any]) -> list[Any]:
     """Run the batch; what each of `made` stands for (a Ref's object, or itself)."""
-    answers = remote.run_steps(steps, call_target)
+    answers = run_steps(steps, call_target)
     return [answers[m.index] if isinstance(m, Ref) else m for m in made]
 
 
@@ -207,7 +206,7 @@ def _receipt_step(target: Any, stored: Stored) -> Step:
 
 def receipt(target: Any, stored: Stored) -> Any:
     """The target's EffectReceipt for `stored`, made in a request of its own."""
-    return remote.run_steps([_receipt_step(target, stored)], call_target)[0]
+    return run_steps([_receipt_step(target, stored)], call_target)[0]
 
 
 def add_store(log: Log, target: Any, built: Built, steps: list[Step]) -> Ref:

@@ -88,7 +88,7 @@ def test_a_batch_sent_while_a_batch_waits_on_a_callback_keeps_its_results(
     """A batch the judge sends from a callback (the learner's code called a
     judge-side callable mid-batch) leaves the outer batch's earlier results
     where its later steps find them."""
-    from judge.remote import Ref, Step, run_steps
+    from judge.batches import Ref, Step, run_steps
 
     (tmp_path / "evaluation.py").write_text(
         "def evaluate_run(run, workspace=None, store=None, case=None):\n"
