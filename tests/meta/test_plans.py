@@ -7,11 +7,14 @@ every event, file, receipt and approval is compared with the replay.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
 from hypothesis import given, settings
 
 import evaluator
 from judge import load_target, materialise
-from strategies import World, played_worlds, replay
+from strategies import CHAPTER_WORLD, World, played_worlds, replay
 
 
 @settings(max_examples=40, database=None, deadline=None)
@@ -41,3 +44,19 @@ def test_a_replayed_plan_equals_what_the_loop_does(world: World) -> None:
             assert built.receipts.get(call_id) is None
         for path, text in outcome.files:
             assert (built.root / path).read_bytes() == text.encode()
+
+
+def test_a_real_runs_store_raises_on_lookup_only_after_the_run() -> None:
+    """A real run whose store is handed with a raising `get` is played with
+    the store as the target made it, and only then is its `get` replaced: the
+    Day 1-3 loop may look receipts up, and the run must still be the plan's
+    (the builder checks it), while evaluation meets the raising lookup."""
+    target = load_target()
+    world = CHAPTER_WORLD
+    raising = replace(world, log=replace(world.log, get="OSError"))
+    with materialise(raising, target) as built:
+        assert built.run.completed is True
+        with pytest.raises(OSError, match="lookup of call-1 broke"):
+            built.receipts.get("call-1")
+    with materialise(world, target) as built:
+        assert isinstance(built.receipts.get("call-1"), evaluator.EffectReceipt)
