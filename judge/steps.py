@@ -35,7 +35,6 @@ __all__ = [
     "added",
     "make_case",
     "policy_step",
-    "raising_get",
     "receipt",
     "results",
 ]
@@ -235,16 +234,16 @@ def add_puts(
 
 
 def add_get(target: Any, store: Any, name: str, steps: list[Step]) -> None:
-    """The step that sets the handed store's `get` to `raising_get(target,
-    name)`: last in its batch, so building the workspace, run and case never
-    meets it."""
-    get = raising_get(target, name)
+    """The step that sets the handed store's `get` to `_raising_get(target,
+    name)`: after the workspace, run and case are built (last in their batch,
+    or after a real run), so building them never meets it."""
+    get = _raising_get(target, name)
     steps.append(
         Step("ReceiptStore.get = ...", store, ("get", get), method="__setattr__")
     )
 
 
-def raising_get(target: Any, name: str) -> Callable[[str], Any]:
+def _raising_get(target: Any, name: str) -> Callable[[str], Any]:
     """The handed store's `get` as the world says: it raises `name` (the
     target's own AgentError, a class of that name, or a builtin), or for
     "junk" returns a dict that is no receipt."""

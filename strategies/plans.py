@@ -108,11 +108,9 @@ ALTERNATE_FINAL = "In other words, {} holds for the recorded evidence"
 CHAPTER_TASK = "set answer = 2 in app.py and validate"
 
 
-def played_world(
-    plan: Plan, final: FinalFact, log: LogFact, outcome: Outcome | None = None
-) -> World:
+def played_world(plan: Plan, final: FinalFact, log: LogFact) -> World:
     """The world a plan leaves: every fact of it true after a complete run."""
-    outcome = replay(plan) if outcome is None else outcome
+    outcome = replay(plan)
     return World(
         final=final,
         files=tuple(
@@ -179,14 +177,14 @@ def _swap(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
     return (*items[:index], item, *items[index + 1 :])
 
 
-def wrong_facts(world: World, outcome: Outcome | None = None) -> tuple[WrongFact, ...]:
+def wrong_facts(world: World) -> tuple[WrongFact, ...]:
     """Every single-expectation change of a played world that must fail.
 
     Each keeps the case valid (unique paths and call ids) and is false by the
     plan's own knowledge; undecidable changes are left out.
     """
-    assert world.plan is not None
-    outcome = replay(world.plan) if outcome is None else outcome
+    outcome = world.blueprint.outcome  # what the world worked out of its plan
+    assert outcome is not None
     at = check_positions(world)
     wrong: list[WrongFact] = []
     final_words, _ = final_text(world.final)

@@ -37,7 +37,6 @@ from strategies import (
     CHAPTER_WORLD,
     INCOMPLETE_REASONS,
     World,
-    case_spec,
     describe,
     final_text,
     played_worlds,
@@ -90,8 +89,8 @@ def test_each_wrong_fact_fails_only_its_own_check(target, world: World):
     note(describe(world))
     with judging(world, target), materialise(world, target) as built:
         baseline = report_view(evaluate(target, built))
-        for wrong in wrong_facts(world, built.outcome):
-            case = make_case(target, case_spec(wrong.world))
+        for wrong in wrong_facts(world):
+            case = make_case(target, wrong.world.blueprint.case)
             report = evaluate(target, built, case=case)
             rows = report_view(report)
             expected = truth(wrong.world)
