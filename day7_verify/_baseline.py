@@ -56,7 +56,7 @@ def compare(report: ClassReport, old: ClassReport) -> ClassReport:
             f"the baseline was judged at the {old_level} level, this run at the {level}"
             " level; judge both at one level"
         )
-    before = {learner.path: learner for learner in old.learners}
+    before = {learner.identity: learner for learner in old.learners}
     return report.with_learners(
-        [_marked(learner, before.get(learner.path)) for learner in report.learners]
+        [_marked(learner, before.get(learner.identity)) for learner in report.learners]
     )

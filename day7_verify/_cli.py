@@ -10,13 +10,11 @@ judging (the others and the table are still written), 130 when interrupted.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import re
 import signal
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -46,6 +44,7 @@ from day7_verify._judge import (
     fresh_seed,
 )
 from day7_verify._junit import junit_xml
+from day7_verify._output import unwritable, write
 from day7_verify._pool import default_jobs, judge_all, parts_per_learner
 from day7_verify._preflight import JudgeCannotRun
 from day7_verify._report import (
@@ -54,6 +53,7 @@ from day7_verify._report import (
     Shard,
     read_report,
     tool_version,
+    unreportable,
 )
 from day7_verify._safe import terminal_text
 from day7_verify._sandbox import ISOLATIONS, detect, unavailable
@@ -304,7 +304,7 @@ def _check_writable(options: argparse.Namespace, names: Sequence[str]) -> None:
         target = getattr(options, name, None)
         if target is None:
             continue
-        problem = _unwritable(target)
+        problem = unwritable(target)
         if problem is not None:
             _usage_error(f"--{name} {target}: {problem}")
         same = named.setdefault(os.path.realpath(target), name)
@@ -312,63 +312,20 @@ def _check_writable(options: argparse.Namespace, names: Sequence[str]) -> None:
             _usage_error(f"--{same} and --{name} both name {target}; give each its own")
 
 
-def _unwritable(target: str) -> str | None:
-    """Why `target` cannot be written, trying for real; None if it can.
-
-    A file there is opened to append (nothing in it is changed); otherwise
-    one is made, not through a link, and removed again.
-    """
-    parent = Path(target).parent
-    if not parent.is_dir():
-        return f"no directory {parent} to write it in"
-    if Path(target).is_dir():
-        return "is a directory"
-    made = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
-        try:
-            os.close(os.open(target, made, 0o644))
-        except FileExistsError:
-            # Non-blocking: a FIFO nobody reads is refused, not waited on.
-            os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
-            return None
-    except OSError as error:
-        return f"cannot write it ({error.strerror or error})"
-    os.unlink(target)
-    return None
-
-
-def _write(target: str, text: str) -> None:
-    """Write `text` to `target` whole or not at all: a temporary file beside
-    it, then renamed over it, so a failure never leaves a truncated report."""
-    folder = os.path.dirname(os.path.abspath(target))
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        # mkstemp makes it private; a report is as readable as any new file.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
 def _write_reports(
     options: argparse.Namespace,
     report: ClassReport,
-    extra: Sequence[tuple[str, Callable[[], str]]] = (),
+    extra: Sequence[tuple[str, Callable[[ClassReport], str]]] = (),
 ) -> list[str]:
     """Write every report asked for, each on its own: one line per report
-    that could not be made or written (the others are written regardless)."""
-    wanted: list[tuple[str, Callable[[], str]]] = [
-        ("json", report.dumps),
-        ("html", lambda: html_page(report)),
-        ("junit", lambda: junit_xml(report)),
+    that could not be made or written (the others are written regardless).
+
+    A learner whose own part of a report cannot be made is that report's
+    `error` row, saying why (`_rendered`); the others are as they were."""
+    wanted: list[tuple[str, Callable[[ClassReport], str]]] = [
+        ("json", ClassReport.dumps),
+        ("html", html_page),
+        ("junit", junit_xml),
         *extra,
     ]
     failed = []
@@ -377,7 +334,7 @@ def _write_reports(
         if not target:
             continue
         try:
-            _write(target, render())
+            write(target, _rendered(render, report))
         except OSError as error:
             failed.append(
                 f"--{name} {target}: cannot write it ({error.strerror or error})"
@@ -387,6 +344,26 @@ def _write_reports(
                 f"--{name} {target}: cannot make it ({type(error).__name__}: {error})"
             )
     return [terminal_text(f"{PROG}: {line}") for line in failed]
+
+
+def _rendered(render: Callable[[ClassReport], str], report: ClassReport) -> str:
+    """`render(report)`; when it fails, each learner whose own part fails
+    (rendered alone) becomes an `error` row saying why, and the report is
+    made again. A failure no single learner explains is the report's."""
+    try:
+        return render(report)
+    except Exception as error:  # noqa: BLE001
+        whole = error
+    mended = []
+    for learner in report.learners:
+        try:
+            render(report.with_learners([learner]))
+            mended.append(learner)
+        except Exception as error:  # noqa: BLE001
+            mended.append(unreportable(learner, error))
+    if mended == list(report.learners):
+        raise whole
+    return render(report.with_learners(mended))
 
 
 def _failed_reports(failed: Sequence[str], status: int) -> int:
@@ -520,6 +497,19 @@ def _judge(argv: Sequence[str]) -> int:
     def done(judged: Judged) -> None:
         nonlocal counted
         counted += 1
+        try:
+            _said(judged)
+        except Exception as error:  # noqa: BLE001  a progress line is not a verdict
+            print(
+                terminal_text(
+                    f"[{counted}/{len(learners)}] {judged.verdict.path}: its line"
+                    f" could not be shown ({type(error).__name__})"
+                ),
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def _said(judged: Judged) -> None:
         if many:
             print(
                 _progress_line(counted, len(learners), judged, settings.isolation),
@@ -545,9 +535,16 @@ def _judge(argv: Sequence[str]) -> int:
             flush=True,
         )
     started = time.monotonic()
+    # Said after the reports are written: what a cleanup left is no verdict.
+    warnings: list[str] = []
     try:
         judged = judge_all(
-            learners, settings, min(jobs, max(1, len(learners))), done, scratch
+            learners,
+            settings,
+            min(jobs, max(1, len(learners))),
+            done,
+            scratch,
+            warnings.append,
         )
     except (BundleError, UidError, JudgeCannotRun) as error:
         _usage_error(str(error))
@@ -562,45 +559,53 @@ def _judge(argv: Sequence[str]) -> int:
             report = compare(report, baseline)
         except SchemaError as error:
             _usage_error(str(error))
-    extra: list[tuple[str, Callable[[], str]]] = []
+    extra: list[tuple[str, Callable[[ClassReport], str]]] = []
     if len(report.learners) == 1 and not many:
-        learner = report.learners[0]
-        lines = learner_lines(
-            learner,
-            settings.level,
-            options.verbose,
-            isolation=settings.isolation,
-            seed=settings.seed,
-        )
-        whole = "\n".join(lines)
-        extra.append(
-            (
-                "gradescope",
-                lambda: (
-                    json.dumps(
-                        gradescope_results(
-                            learner, whole, settings.isolation, settings.seed
-                        ),
-                        indent=2,
+
+        def whole(one: ClassReport) -> str:
+            return "\n".join(
+                learner_lines(
+                    one.learners[0],
+                    settings.level,
+                    options.verbose,
+                    isolation=settings.isolation,
+                    seed=settings.seed,
+                )
+            )
+
+        def gradescope(one: ClassReport) -> str:
+            results = gradescope_results(
+                one.learners[0], whole(one), settings.isolation, settings.seed
+            )
+            return json.dumps(results, indent=2) + "\n"
+
+        def terminal(one: ClassReport) -> str:
+            if options.quiet:
+                # Gradescope's output keeps the whole verdict; the terminal
+                # shows the one line asked for.
+                return "\n".join(
+                    learner_lines(
+                        one.learners[0],
+                        settings.level,
+                        quiet=True,
+                        isolation=settings.isolation,
                     )
-                    + "\n"
-                ),
-            )
-        )
-        if options.quiet:
-            # Gradescope's output above keeps the whole verdict; the terminal
-            # shows the one line asked for.
-            lines = learner_lines(
-                learner, settings.level, quiet=True, isolation=settings.isolation
-            )
+                )
+            return whole(one)
+
+        extra.append(("gradescope", gradescope))
     else:
-        lines = class_lines(report, jobs)
-        if options.verbose:
-            for learner in report.learners:
-                if not learner.passed:
-                    lines += ["", *learner_lines(learner, settings.level, verbose=True)]
+
+        def terminal(one: ClassReport) -> str:
+            return "\n".join(
+                _class_terminal(one, settings.level, options.verbose, jobs)
+            )
+
+    lines = _rendered(terminal, report).split("\n")
     failed = _write_reports(options, report, extra)
     _emit(lines)
+    for line in warnings:
+        print(terminal_text(f"{PROG}: {line}"), file=sys.stderr, flush=True)
     return _failed_reports(failed, 0 if report.passed else 1)
 
 
@@ -620,16 +625,26 @@ def _merge(argv: Sequence[str]) -> int:
     except SchemaError as error:
         _usage_error(str(error))
     failed = _write_reports(options, report)
-    lines = class_lines(report)
-    if options.verbose:
+    level = str(report.settings.get("level"))
+    _emit(
+        _rendered(
+            lambda one: "\n".join(_class_terminal(one, level, options.verbose)),
+            report,
+        ).split("\n")
+    )
+    return _failed_reports(failed, 0 if report.passed else 1)
+
+
+def _class_terminal(
+    report: ClassReport, level: str, verbose: bool, jobs: int | None = None
+) -> list[str]:
+    """The class's table, and with `verbose` each failing learner's lessons."""
+    lines = class_lines(report, jobs)
+    if verbose:
         for learner in report.learners:
             if not learner.passed:
-                lines += [
-                    "",
-                    *learner_lines(learner, str(report.settings.get("level")), True),
-                ]
-    _emit(lines)
-    return _failed_reports(failed, 0 if report.passed else 1)
+                lines += ["", *learner_lines(learner, level, verbose=True)]
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,11 +2,13 @@
 
 A PATH is a course checkout (its `src/tiny_llm/agent` is judged), or an agent
 folder itself (one holding any of the Day 7 modules); a file is a usage
-error. `--cohort ROOT` finds every learner under ROOT: each folder below it
-that is a checkout or an agent folder is one learner, and the search does not
-go inside a learner, into a hidden folder, or deeper than four levels. Each
-folder directly under ROOT that holds no learner is a learner too, judged
-`error` with why: a folder left empty never vanishes from the class.
+error. `--cohort ROOT` finds one learner per submission: each entry directly
+under ROOT is one submission, and its agent folder (itself, or the one
+checkout or agent folder below it, searched no deeper than four levels below
+ROOT, never inside a learner or a hidden folder) is judged. A submission
+holding none, or several, is a learner too, judged `error` saying why: a
+folder left empty never vanishes from the class, and one submission never
+becomes many rows. Whatever cannot be read is that submission's row.
 
 A learner's folder is what it says it is. A folder the learner could have
 made a symbolic link (a PATH's own last component, anything below ROOT, a
@@ -135,6 +137,19 @@ def learner_at(raw: str) -> Learner:
     `error`). So is a PATH that is a symbolic link, wherever it points: its
     last component is the learner's; the folders leading to it the teacher's.
     """
+    try:
+        return _learner_at(raw)
+    except OSError as error:
+        # Somewhere on the way cannot be read (as an ordinary teacher): the
+        # row says so, and the class is judged.
+        return Learner(
+            os.path.normpath(raw),
+            Path(raw),
+            f"the folder cannot be loaded: it cannot be read ({error.strerror})",
+        )
+
+
+def _learner_at(raw: str) -> Learner:
     path = Path(raw)
     # An agent folder named inside its checkout (a glob of
     # class/*/src/tiny_llm/agent): the checkout's src and src/tiny_llm are
@@ -172,86 +187,145 @@ def _holds_learner(folder: Path, levels: int) -> bool:
     """Whether `folder` (followed) is a learner or holds one within `levels`.
 
     Only the first link is followed: the walk below it is of real folders.
+    A folder that cannot be read holds none that the judge could judge.
     """
-    if not folder.is_dir():
-        return False
-    if _is_agent_folder(folder) or _is_checkout(folder):
-        return True
-    if levels <= 0:
-        return False
     try:
+        if not folder.is_dir():
+            return False
+        if _is_agent_folder(folder) or _is_checkout(folder):
+            return True
+        if levels <= 0:
+            return False
         entries = _entries(folder)
+        return any(
+            entry.is_dir(follow_symlinks=False)
+            and _holds_learner(Path(entry.path), levels - 1)
+            for entry in entries
+        )
     except OSError:
         return False
-    return any(
-        entry.is_dir(follow_symlinks=False)
-        and _holds_learner(Path(entry.path), levels - 1)
-        for entry in entries
-    )
 
 
-def cohort(raw_root: str) -> list[Learner]:
-    """Every learner under ROOT, sorted by path; UsageError when there is none.
+def _why(error: BaseException) -> str:
+    """An exception as one line of a learner's row."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"it cannot be read ({error.strerror})"
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}"[:300]
 
-    Besides the learners: each link below ROOT that is, or leads to, a learner
-    (and each link directly under ROOT that is not to a file) is a row judged
-    `error`; so is each folder directly under ROOT holding no learner.
-    """
-    root = Path(raw_root)
-    if not root.is_dir():
-        raise UsageError(f"--cohort {raw_root}: not a directory")
-    if _is_agent_folder(root) or _is_checkout(root):
-        # ROOT itself is the teacher's, a link or not; the checkout's inside is not.
-        return [_learner(raw_root, root)]
+
+def _candidates(top: Path, written: str) -> tuple[list[Learner], str | None]:
+    """Every agent folder in the submission `top` (itself one, or below it
+    within four levels of ROOT), sorted by path; and the first place that
+    could not be read, if any. Iterative: a deep tree costs no stack."""
     found: list[Learner] = []
-
-    def search(folder: Path, written: str, depth: int) -> bool:
-        """Add the learners in `folder`; whether there was any."""
-        any_learner = False
-        for entry in _entries(folder):
+    unreadable: str | None = None
+    pending = [(top, written, 1)]
+    while pending:
+        folder, here, depth = pending.pop()
+        try:
+            if _is_agent_folder(folder) or _is_checkout(folder):
+                found.append(_learner(here, folder))
+                continue
+            entries = _entries(folder) if depth < _COHORT_DEPTH else []
+        except OSError as error:
+            inside = os.path.relpath(here, written)
+            where = "it" if inside == "." else shown(inside)
+            unreadable = unreadable or f"{where} cannot be read ({error.strerror})"
+            continue
+        for entry in entries:
             child = Path(entry.path)
-            child_written = os.path.normpath(os.path.join(written, entry.name))
+            child_written = os.path.normpath(os.path.join(here, entry.name))
             if entry.is_symlink():
-                # Under ROOT every entry stands for a learner, a dangling link
-                # too; deeper, a link matters when a learner is behind it.
-                if (depth == 1 and not child.is_file()) or _holds_learner(
-                    child, _COHORT_DEPTH - depth
-                ):
+                # A link matters when a learner is behind it.
+                if _holds_learner(child, _COHORT_DEPTH - depth - 1):
                     found.append(
                         Learner(child_written, child, _link_problem("it", child))
                     )
-                    any_learner = True
-                continue
-            if not entry.is_dir(follow_symlinks=False):
-                continue  # a file beside the learners is not one
-            if _is_agent_folder(child) or _is_checkout(child):
-                found.append(_learner(child_written, child))
-                any_learner = True
-                continue
-            holds = False
-            problem = (
-                "the folder cannot be loaded: no learner folder in it, four levels"
-                f" down (a course checkout, or a folder holding any of {_MODULE_FILES})"
-            )
-            if depth < _COHORT_DEPTH:
-                try:
-                    holds = search(child, child_written, depth + 1)
-                except OSError as error:
-                    problem = (
-                        "the folder cannot be loaded: it cannot be read"
-                        f" ({error.strerror})"
-                    )
-            any_learner = any_learner or holds
-            if depth == 1 and not holds:
-                found.append(Learner(child_written, child, problem))
-        return any_learner
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append((child, child_written, depth + 1))
+    return sorted(found), unreadable
 
+
+def _submission(entry: os.DirEntry[str], written: str) -> tuple[Learner | None, bool]:
+    """The one row of an entry directly under ROOT (None: a file, not a
+    learner), and whether an agent folder, or a link standing for one, is
+    there. A submission is one learner, however many folders it holds."""
+    child = Path(entry.path)
+    if entry.is_symlink():
+        # Under ROOT every entry stands for a learner, a dangling link too.
+        if child.is_file():
+            return None, False
+        return Learner(written, child, _link_problem("it", child)), True
+    if not entry.is_dir(follow_symlinks=False):
+        return None, False  # a file beside the learners is not one
+    found, unreadable = _candidates(child, written)
+    if len(found) == 1:
+        return found[0], True
+    if found:
+        names = ", ".join(
+            shown(os.path.relpath(learner.path, written)) for learner in found
+        )
+        return (
+            Learner(
+                written,
+                child,
+                f"the folder cannot be loaded: it holds {len(found)} agent folders"
+                f" ({names}); keep one",
+            ),
+            True,
+        )
+    problem = (
+        "the folder cannot be loaded: no learner folder in it, four levels"
+        f" down (a course checkout, or a folder holding any of {_MODULE_FILES})"
+    )
+    if unreadable is not None:
+        problem = f"the folder cannot be loaded: {unreadable}"
+    return Learner(written, child, problem), False
+
+
+def cohort(raw_root: str) -> list[Learner]:
+    """One learner per submission under ROOT, sorted by path; UsageError
+    when there is none.
+
+    Each entry directly under ROOT is one submission (a file beside them is
+    none): its agent folder is the one learner judged, named by its path.
+    A submission holding none, or more than one, is a row judged `error`
+    saying so; so is a link directly under ROOT (not to a file), or one
+    inside a submission that is its only way to an agent folder. Whatever
+    goes wrong with one submission is that submission's row.
+    """
+    root = Path(raw_root)
     try:
-        any_learner = search(root, raw_root, 1)
+        if not root.is_dir():
+            raise UsageError(f"--cohort {raw_root}: not a directory")
+        if _is_agent_folder(root) or _is_checkout(root):
+            # ROOT itself is the teacher's, a link or not; the checkout's
+            # inside is not.
+            return [_learner(raw_root, root)]
+        entries = _entries(root)
     except OSError as error:
         raise UsageError(
             f"--cohort {raw_root}: cannot be read ({error.strerror})"
         ) from None
+    found: list[Learner] = []
+    any_learner = False
+    for entry in entries:
+        written = os.path.normpath(os.path.join(raw_root, entry.name))
+        try:
+            learner, holds = _submission(entry, written)
+        except Exception as error:  # noqa: BLE001  one submission never takes the class
+            learner, holds = (
+                Learner(
+                    written,
+                    Path(entry.path),
+                    f"the folder cannot be loaded: {_why(error)}",
+                ),
+                False,
+            )
+        any_learner = any_learner or holds
+        if learner is not None:
+            found.append(learner)
     if not any_learner:
         raise UsageError(
             f"--cohort {raw_root}: no learner folder under it (a course checkout,"

@@ -24,19 +24,20 @@ import json
 import os
 import re
 import secrets
-import shutil
 import stat
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from day7_verify._bundle import CHILD_SCRIPT, Manifest
+from day7_verify._cleanup import remove_scratch
 from day7_verify._discover import Learner, shown
 from day7_verify._evidence import Untrusted, read_progress, read_result
+from day7_verify._preflight import JudgeCannotRun
 from day7_verify._report import LearnerVerdict
 from day7_verify._sandbox import (
     ISOLATIONS,
@@ -48,8 +49,8 @@ from day7_verify._sandbox import (
 )
 from day7_verify._score import scored
 from day7_verify._space import DEFAULT_SPACE, bounded, why_unbounded
-from day7_verify._supervise import Finished, run_bounded
-from day7_verify._uids import Uids
+from day7_verify._supervise import Finished, Stopped, run_bounded
+from day7_verify._uids import UidError, Uids
 from day7_verify._unicode import give_tables
 from day7_verify._verdict import Limits, at_level, classify, counted
 from judge import safefs
@@ -203,14 +204,42 @@ def judge(
     `tables` are Hypothesis's Unicode tables (day7_verify._unicode), copied
     into the judge's private storage.
     """
-    with _uid(uids) as uid:
-        judged = _judge(learner, settings, manifest, workroot, uid, tables)
-    return replace(
-        judged,
-        verdict=scored(
-            counted(at_level(judged.verdict, settings.level), settings.level)
-        ),
-    )
+    clock = time.monotonic()
+    try:
+        with _uid(uids) as uid:
+            judged = _judge(learner, settings, manifest, workroot, uid, tables)
+        return replace(judged, verdict=_leveled(judged.verdict, settings.level))
+    except _CLASS_ERRORS:
+        raise
+    except Exception as error:  # noqa: BLE001  one learner never takes the class
+        # Whatever the judge met in this folder (a tree it could not copy,
+        # a child it could not start, a verdict it could not score) is this
+        # learner's row, saying why; every classmate is judged as usual.
+        failed = LearnerVerdict(
+            learner.path,
+            "error",
+            time.monotonic() - clock,
+            f"the judge could not handle this folder: {_one_line(error)}",
+        )
+        with contextlib.suppress(Exception):
+            failed = _leveled(failed, settings.level)
+        return Judged(failed, 0.0, 0)
+
+
+#: What stops the whole run, not one learner: the judge cannot run here, or
+#: the command is ending.
+_CLASS_ERRORS = (UidError, JudgeCannotRun, Stopped)
+
+
+def _leveled(verdict: LearnerVerdict, level: str) -> LearnerVerdict:
+    """The verdict with exactly the level's invariants, counted and scored."""
+    return scored(counted(at_level(verdict, level), level))
+
+
+def _one_line(error: BaseException) -> str:
+    """An exception as one line of a row (a verdict's detail is one line)."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}"[:400] if text else type(error).__name__
 
 
 @contextlib.contextmanager
@@ -385,31 +414,42 @@ def _judge(
     finally:
         # Learner processes may still live (under --isolation user, until the
         # uid is returned): removed through descriptors, never opening a
-        # folder swapped for a FIFO or a link to a device.
-        safefs.remove_path(scratch)
-        shutil.rmtree(private, ignore_errors=True)
+        # folder swapped for a FIFO or a link to a device, iteratively however
+        # deep. What stays is removed again with the work directory, and
+        # only that says what is left (day7_verify._cleanup never raises).
+        remove_scratch(scratch)
+        remove_scratch(private)
 
 
 def _share_with_group(gid: int, top: Path) -> None:
     """Readable by group `gid` only, writable by nobody but root (as root only).
 
     A classmate's worker could otherwise read, or run, this learner's code.
+    Walked through descriptors (safefs.walk): no path is longer than a name.
     """
     if os.geteuid() != 0:
         os.chmod(top, 0o755)
         return
-    for folder, folders, files in os.walk(top):
-        os.chown(folder, 0, gid, follow_symlinks=False)
-        os.chmod(folder, 0o750)
-        for name in folders + files:
-            path = os.path.join(folder, name)
-            os.chown(path, 0, gid, follow_symlinks=False)
-            if not os.path.islink(path) and name in files:
-                os.chmod(path, 0o640)
+    for _, _, others, folder in safefs.walk(top):
+        os.fchown(folder, 0, gid)
+        os.fchmod(folder, 0o750)
+        for name in others:
+            os.chown(name, 0, gid, dir_fd=folder, follow_symlinks=False)
+            found = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            if stat.S_ISREG(found.st_mode):
+                # Our own copy, not yet seen by any learner code: no race.
+                os.chmod(name, 0o640, dir_fd=folder)
 
 
 def _unloadable(folder: Path) -> str | None:
     """Why `folder` cannot be a learner's agent folder, in one line; None if it can."""
+    try:
+        return _not_agent_folder(folder)
+    except OSError as error:
+        return f"the folder cannot be loaded: it cannot be read ({error.strerror})"
+
+
+def _not_agent_folder(folder: Path) -> str | None:
     if folder.is_symlink():
         return (
             "the folder cannot be loaded: it is a symbolic link;"
@@ -456,28 +496,36 @@ def _copy_folder(source: Path, target: Path) -> str | None:
 
     The judge runs as root: it reads nothing that is not the folder's own.
     Every folder and file is opened relative to its parent without following
-    a link (one swapped in after the listing is refused, not read); links
-    are copied as links and may lead only inside the copy; and a file with
-    more than one name (a hard link, perhaps to a file of the teacher's) is
-    refused, since its content need not be the learner's.
+    a link (one swapped in after the listing is refused, not read), and every
+    copy is made relative to its own parent's descriptor, so no path is ever
+    longer than one name (a tree deeper than PATH_MAX copies like any other);
+    links are copied as links and may lead only inside the copy; and a file
+    with more than one name (a hard link, perhaps to a file of the teacher's)
+    is refused, since its content need not be the learner's.
     """
     try:
         top = os.open(source, _OPEN_FOLDER)
     except OSError as error:
         return f"the folder cannot be loaded: it cannot be opened ({error.strerror})"
+    tree = _Tree()
     try:
-        problem = _copy_tree(top, target, PurePosixPath(), _Budget())
+        target.mkdir(parents=True)
+        out = os.open(target, _OPEN_FOLDER)
+        try:
+            problem = _copy_tree(top, out, PurePosixPath(), _Budget(), tree)
+        finally:
+            os.close(out)
     finally:
         os.close(top)
-    return problem or _link_out(target)
+    return problem or tree.link_out()
 
 
 def _copy_tree(
-    folder: int, there: Path, inside: PurePosixPath, budget: _Budget
+    folder: int, there: int, inside: PurePosixPath, budget: _Budget, tree: _Tree
 ) -> str | None:
+    """Copy the open folder `folder` into the open folder `there`."""
     if len(inside.parts) > _MAX_FOLDER_DEPTH:
         return budget.too_much()
-    there.mkdir(parents=True)
     try:
         with os.scandir(folder) as listing:
             entries = list(listing)
@@ -490,12 +538,14 @@ def _copy_tree(
         if entry.name in _NOT_COPIED:
             continue
         name = inside / entry.name
-        destination = there / entry.name
         problem = None
         if entry.is_symlink():
             budget.files -= 1
-            problem = budget.too_much() if budget.files < 0 else None
-            os.symlink(os.readlink(entry.name, dir_fd=folder), destination)
+            if budget.files < 0:
+                return budget.too_much()
+            text = os.readlink(entry.name, dir_fd=folder)
+            os.symlink(text, entry.name, dir_fd=there)
+            tree.links[name.parts] = text
         elif entry.is_dir(follow_symlinks=False):
             try:
                 below = os.open(entry.name, _OPEN_FOLDER, dir_fd=folder)
@@ -504,19 +554,27 @@ def _copy_tree(
                     f"the folder cannot be loaded: {shown(str(name))}: {error.strerror}"
                 )
             try:
-                problem = _copy_tree(below, destination, name, budget)
+                os.mkdir(entry.name, 0o755, dir_fd=there)
+                made = os.open(entry.name, _OPEN_FOLDER, dir_fd=there)
+                try:
+                    problem = _copy_tree(below, made, name, budget, tree)
+                finally:
+                    os.close(made)
             finally:
                 os.close(below)
         elif entry.is_file(follow_symlinks=False):
-            problem = _copy_file(folder, entry.name, destination, name, budget)
+            problem = _copy_file(folder, entry.name, there, name, budget)
         # FIFOs, sockets and devices are not source code: left out.
         if problem is not None:
             return problem
     return None
 
 
+_MAKE_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def _copy_file(
-    folder: int, entry: str, destination: Path, name: PurePosixPath, budget: _Budget
+    folder: int, entry: str, there: int, name: PurePosixPath, budget: _Budget
 ) -> str | None:
     try:
         source = os.open(entry, _OPEN_FILE, dir_fd=folder)
@@ -535,7 +593,7 @@ def _copy_file(
         budget.files -= 1
         if budget.files < 0:
             return budget.too_much()
-        with open(destination, "xb") as copy:
+        with open(os.open(entry, _MAKE_FILE, 0o644, dir_fd=there), "wb") as copy:
             while chunk := os.read(source, 1 << 16):
                 budget.size -= len(chunk)
                 if budget.size < 0:
@@ -548,24 +606,62 @@ def _copy_file(
     return None
 
 
-def _link_out(copy: Path) -> str | None:
-    """Why a link in the copy leads out of it (where the worker could read
-    what the learner did not write, under user or process isolation)."""
-    top = os.path.realpath(copy)
-    for here, folders, files in os.walk(copy):
-        for name in sorted(folders + files):
-            path = os.path.join(here, name)
-            if not os.path.islink(path):
-                continue
-            reached = os.path.realpath(path)
-            if os.path.commonpath([top, reached]) != top:
-                inside = os.path.relpath(path, copy)
+#: Links one lookup follows before the kernel gives up (ELOOP): a longer
+#: chain leads nowhere, in or out.
+_MAX_LINKS = 40
+
+
+@dataclass
+class _Tree:
+    """The links a copy holds, by their parts below the top, with their
+    text. They are judged here, in memory, never by following them on disk
+    (a chain of a thousand made realpath recurse)."""
+
+    links: dict[tuple[str, ...], str] = field(default_factory=dict)
+
+    def link_out(self) -> str | None:
+        """Why a link in the copy leads out of it (where the worker could
+        read what the learner did not write, under user or process isolation)."""
+        for where in sorted(self.links):
+            text = self.links[where]
+            if self._leads_out(where, text):
                 return (
-                    f"the folder cannot be loaded: {shown(inside)} is a symbolic"
-                    f" link out of the folder (to {shown(os.readlink(path))});"
-                    " copy the file in"
+                    "the folder cannot be loaded:"
+                    f" {shown('/'.join(where))} is a symbolic link out of the"
+                    f" folder (to {shown(text)}); copy the file in"
                 )
-    return None
+        return None
+
+    def _leads_out(self, where: tuple[str, ...], text: str) -> bool:
+        """Whether the link at `where` reaches outside the top, resolved as
+        the kernel would: component by component, each link's text in its
+        place, `..` from where a link led."""
+        here = list(where[:-1])
+        pending = text.split("/")
+        if text.startswith("/"):
+            return True
+        followed = 1
+        while pending:
+            part = pending.pop(0)
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not here:
+                    return True
+                here.pop()
+                continue
+            step = (*here, part)
+            if step in self.links:
+                followed += 1
+                if followed > _MAX_LINKS:
+                    return False
+                inner = self.links[step]
+                if inner.startswith("/"):
+                    return True
+                pending = inner.split("/") + pending
+                continue
+            here.append(part)
+        return False
 
 
 def _environment(tmp: Path, home: Path) -> dict[str, str]:

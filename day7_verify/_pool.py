@@ -10,13 +10,13 @@ the command is interrupted (then every running child's group is killed).
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from day7_verify._bundle import manifest
+from day7_verify._cleanup import remove_scratch
 from day7_verify._discover import Learner
 from day7_verify._judge import Judged, Settings, judge
 from day7_verify._preflight import check_worker
@@ -67,13 +67,16 @@ def judge_all(
     jobs: int,
     done: Callable[[Judged], None] | None = None,
     scratch: Path | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[Judged]:
     """Every learner's verdict, in the order given; `done` hears each as it ends.
 
     Run as root under sandbox or user isolation, each running learner's worker
     gets a uid of its own (day7_verify._uids); UidError, in one line, when the
     block cannot give `jobs` of them. JudgeCannotRun (day7_verify._preflight),
-    before any learner, when a worker cannot run here as asked.
+    before any learner, when a worker cannot run here as asked. Whatever
+    fails with one learner is that learner's `error` verdict; what could not
+    be cleaned up afterwards is said to `warn`, in one line.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -113,5 +116,9 @@ def judge_all(
                 stop_all()
                 raise
     finally:
-        shutil.rmtree(workroot, ignore_errors=True)
+        # Never raises: a tree a learner left that cannot be removed is a
+        # warning, never the class's reports (day7_verify._cleanup).
+        left = remove_scratch(workroot)
+        if left is not None and warn is not None:
+            warn(f"scratch not cleaned up: {left}")
     return [results[index] for index in range(len(learners))]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from day7_verify._safe import clean_verdict
+from day7_verify._safe import clean_verdict, exact_bytes
 
 __all__ = [
     "CHANGES",
@@ -36,6 +36,7 @@ __all__ = [
     "score_problem",
     "short_names",
     "tool_version",
+    "unreportable",
 ]
 
 #: The version of the JSON form; readers refuse any other.
@@ -213,6 +214,10 @@ class LearnerVerdict:
     checks_made: tuple[str, ...] | None = None
     score: Mapping[str, float] | None = None
     credits: tuple[tuple[str, float, float], ...] = ()
+    # The exact bytes of the learner's name when `path` shows them escaped
+    # (a name that is not UTF-8): the learner's identity, which `q\xff`
+    # written out in four characters never shares (day7_verify._safe).
+    name_bytes: bytes | None = None
 
     def __post_init__(self) -> None:
         if not self.path:
@@ -242,6 +247,14 @@ class LearnerVerdict:
     def passed(self) -> bool:
         return self.status == "pass"
 
+    @property
+    def identity(self) -> bytes:
+        """Who this learner is: the exact bytes of its name, one per learner
+        however its path is shown (merge, shards and baselines match by it)."""
+        if self.name_bytes is not None:
+            return self.name_bytes
+        return exact_bytes(self.path)
+
     def invariant_status(self, name: str) -> str | None:
         return dict(self.invariants).get(name)
 
@@ -264,6 +277,8 @@ class LearnerVerdict:
             data["output_tail"] = self.output_tail
         if self.baseline is not None:
             data["baseline"] = dict(self.baseline)
+        if self.name_bytes is not None:
+            data["path_bytes"] = self.name_bytes.hex()
         if self.score is not None:
             data["score"] = dict(self.score)
             data["credits"] = {
@@ -301,6 +316,11 @@ class LearnerVerdict:
         tail = data.get("output_tail")
         baseline = data.get("baseline")
         score, credits, made = _score_of(data, where)
+        exact = data.get("path_bytes")
+        try:
+            name_bytes = None if exact is None else bytes.fromhex(exact)
+        except (TypeError, ValueError):
+            raise SchemaError(f'{where}: "path_bytes" is not hexadecimal') from None
         try:
             return cls(
                 path=path,
@@ -316,6 +336,7 @@ class LearnerVerdict:
                 checks_made=made,
                 score=score,
                 credits=credits,
+                name_bytes=name_bytes,
             )
         except ValueError as error:
             raise SchemaError(f"{where}: {error}") from None
@@ -395,7 +416,7 @@ class ClassReport:
         paths = [learner.path for learner in self.learners]
         if paths != sorted(paths):
             raise ValueError("a report lists its learners sorted by path")
-        if len(set(paths)) != len(paths):
+        if len({learner.identity for learner in self.learners}) != len(paths):
             raise ValueError("a report names each learner once")
         # The boundary between judging (which needs a folder's real name) and
         # reporting: from here on every string is one every report can write.
@@ -507,23 +528,44 @@ class ClassReport:
         return replace(self, learners=tuple(sorted(learners, key=lambda v: v.path)))
 
 
+def unreportable(learner: LearnerVerdict, error: BaseException) -> LearnerVerdict:
+    """The row of a learner whose own part of a report could not be made:
+    `error`, saying why, with its invariants' names kept and nothing else of
+    what it said (whatever broke the report is in there)."""
+    why = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+    return LearnerVerdict(
+        path=learner.path,
+        status="error",
+        seconds=learner.seconds,
+        detail=f"this learner's report could not be made: {why}",
+        invariants=tuple((name, "not-run") for name, _ in learner.invariants),
+        name_bytes=learner.name_bytes,
+    )
+
+
 def _cleaned(learners: Sequence[LearnerVerdict]) -> tuple[LearnerVerdict, ...]:
     """`learners` made valid UTF-8 (`clean_verdict`), sorted by path again.
 
     Two names that differ only where they were not UTF-8 could read alike
-    once cleaned; the later gets ` (2)`, so each learner is still one row.
+    once cleaned; the later (by its exact bytes) gets ` (2)`, so each
+    learner is still one row, and keeps its identity (`name_bytes`): a
+    report, its shards merged, and it read back agree on who is who.
     """
     taken: set[str] = set()
     cleaned = []
-    for learner in learners:
-        clean = clean_verdict(learner)
+    for clean in sorted(
+        (clean_verdict(learner) for learner in learners),
+        key=lambda v: (v.path, v.identity),
+    ):
         path, number = clean.path, 1
         while path in taken:
             number += 1
             path = f"{clean.path} ({number})"
         taken.add(path)
-        cleaned.append(clean if path == clean.path else replace(clean, path=path))
-    return tuple(sorted(cleaned, key=lambda v: v.path))
+        if path != clean.path:
+            clean = replace(clean, path=path, name_bytes=clean.identity)
+        cleaned.append(clean)
+    return tuple(sorted(cleaned, key=lambda v: (v.path, v.identity)))
 
 
 def short_names(paths: Sequence[str]) -> tuple[str, dict[str, str]]:

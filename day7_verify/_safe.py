@@ -27,7 +27,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
-__all__ = ["clean_verdict", "data_text", "data_value", "terminal_text"]
+__all__ = [
+    "clean_verdict",
+    "data_text",
+    "data_value",
+    "exact_bytes",
+    "terminal_text",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 (newline and tab too: each is the layout's to place), DEL, C1; the
@@ -81,11 +87,27 @@ def data_value(value: _Value) -> _Value:
     return value
 
 
+def exact_bytes(text: str) -> bytes:
+    """The bytes a name (decoded with `os.fsdecode`) was made of: a learner's
+    identity, which escaping can never make equal to another's."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate no file name decodes to
+        return text.encode("utf-8", "surrogatepass")
+
+
 def clean_verdict(verdict: Any) -> Any:
-    """A LearnerVerdict whose every string is valid UTF-8 (`data_text`)."""
+    """A LearnerVerdict whose every string is valid UTF-8 (`data_text`); a
+    path that changed keeps its exact bytes (`name_bytes`), so two names
+    that escape alike are still two learners."""
+    path = data_text(verdict.path)
+    keep = verdict.name_bytes
+    if keep is None and path != verdict.path:
+        keep = exact_bytes(verdict.path)
     return replace(
         verdict,
-        path=data_text(verdict.path),
+        path=path,
+        name_bytes=keep,
         detail=data_text(verdict.detail),
         invariants=data_value(verdict.invariants),
         lessons=tuple(data_value(dict(item)) for item in verdict.lessons),

@@ -41,7 +41,9 @@ def merge(parts: Sequence[tuple[str, ClassReport]]) -> ClassReport:
     if not parts:
         raise SchemaError("merge needs at least one PART.json")
     first_name, first = parts[0]
-    owner: dict[str, str] = {}
+    # A learner is its exact name (`identity`), never its name as shown:
+    # two names that escape alike are two learners, in any two parts.
+    owner: dict[bytes, str] = {}
     for name, part in parts:
         if part.tool != first.tool:
             raise SchemaError(
@@ -59,12 +61,12 @@ def merge(parts: Sequence[tuple[str, ClassReport]]) -> ClassReport:
                 f" {', '.join(differ)}"
             )
         for learner in part.learners:
-            if learner.path in owner:
+            if learner.identity in owner:
                 raise SchemaError(
-                    f"learner {learner.path} is in both {owner[learner.path]}"
+                    f"learner {learner.path} is in both {owner[learner.identity]}"
                     f" and {name}"
                 )
-            owner[learner.path] = name
+            owner[learner.identity] = name
     _check_shards(parts)
     learners = [learner for _, part in parts for learner in part.learners]
     return ClassReport(

@@ -117,24 +117,34 @@ def test_a_link_in_a_cohort_is_its_own_error_row_and_the_classmate_keeps_theirs(
     (root / "zed").symlink_to(root / "ada")
     (root / "gone").symlink_to("nowhere")
     _agent(root / "group" / "cy")
-    (root / "group" / "cy-again").symlink_to("cy")
     # Deeper than ROOT, a link matters only when a learner is behind it.
     (root / "group" / "lib64").mkdir()
     (root / "group" / "lib").symlink_to("lib64")
+    # The only way to an agent folder in a submission is a link: its row.
+    _agent(root / "dee-real")
+    (root / "dee" / "src").mkdir(parents=True)
+    (root / "dee" / "src" / "agent").symlink_to(root / "dee-real")
+    # A link beside the agent folder it leads to: two agent folders in one
+    # submission, which is one row saying so (docs/checking-a-class.md).
+    _agent(root / "eve" / "cy")
+    (root / "eve" / "cy-again").symlink_to("cy")
     (root / "notes.txt").write_text("a file beside the learners")
     (root / "notes").symlink_to("notes.txt")
     rows = _rows(unique(cohort(str(root))), root)
     assert sorted(rows) == [
         "aaron",
         "ada/agent",
+        "dee-real",
+        "dee/src/agent",
+        "eve",
         "gone",
         "group/cy",
-        "group/cy-again",
         "zed",
     ]
     assert rows["ada/agent"] is None and rows["group/cy"] is None
-    for linked in ("aaron", "zed", "gone", "group/cy-again"):
+    for linked in ("aaron", "zed", "gone", "dee/src/agent"):
         assert "is a symbolic link to" in str(rows[linked]), linked
+    assert "it holds 2 agent folders (cy, cy-again); keep one" in str(rows["eve"])
 
 
 def test_the_teachers_own_root_or_path_may_pass_through_a_link(tmp_path: Path):
@@ -281,7 +291,7 @@ def judged(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The command's judging, replaced by `_answer`; the paths judged listed."""
     calls: list[str] = []
 
-    def judge_all(learners, settings, jobs, done=None, scratch=None):
+    def judge_all(learners, settings, jobs, done=None, scratch=None, warn=None):
         answers = []
         for learner in learners:
             calls.append(learner.path)
@@ -389,7 +399,7 @@ def test_a_report_that_fails_at_the_end_loses_nothing_else(
     root = _class(tmp_path)
     page = tmp_path / "class.html"
 
-    def judge_all(learners, settings, jobs, done=None, scratch=None):
+    def judge_all(learners, settings, jobs, done=None, scratch=None, warn=None):
         page.mkdir()  # the page's path taken while the class was judged
         return [_answer(learner, settings) for learner in learners]
 
@@ -473,7 +483,7 @@ def test_a_relative_scratch_is_given_to_the_judge_absolute(
     seen: list[Path | None] = []
     judging = _cli.judge_all
 
-    def spying(learners, settings, jobs, done=None, scratch=None):
+    def spying(learners, settings, jobs, done=None, scratch=None, warn=None):
         seen.append(scratch)
         return judging(learners, settings, jobs, done, scratch)
 

@@ -294,7 +294,7 @@ def test_a_report_that_cannot_be_written_never_stops_the_others(
 
 def test_a_report_is_replaced_whole_or_not_at_all(tmp_path: Path, monkeypatch):
     """A write that fails midway leaves the old report as it was, no temp file."""
-    from day7_verify import _cli
+    from day7_verify import _output
 
     target = tmp_path / "class.json"
     target.write_text("old\n", encoding="utf-8")
@@ -302,9 +302,9 @@ def test_a_report_is_replaced_whole_or_not_at_all(tmp_path: Path, monkeypatch):
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(_cli.os, "replace", broken)
+    monkeypatch.setattr(_output.os, "replace", broken)
     with pytest.raises(OSError):
-        _cli._write(str(target), "new\n" * 1000)
+        _output.write(str(target), "new\n" * 1000)
     assert target.read_text(encoding="utf-8") == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["class.json"]
 
