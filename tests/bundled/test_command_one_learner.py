@@ -12,8 +12,10 @@ command's handling around them, which is the same for a real child.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import stat
 import tempfile
 import threading
@@ -624,3 +626,94 @@ def test_a_tree_deeper_than_path_max_is_copied(tmp_path: Path) -> None:
     os.close(fd)
     assert remove_scratch(tmp_path / "copy") is None
     assert remove_scratch(source) is None
+
+
+_PARTS = st.sampled_from(["a", "b", "c", "..", ".", ""])
+
+
+@st.composite
+def _linked_trees(draw: st.DrawFn) -> list[tuple[str, str, str]]:
+    """A small folder of (kind, path, link text) entries: folders, files and
+    links whose texts climb, descend, loop and point at absolute places."""
+    entries: list[tuple[str, str, str]] = []
+    taken: set[str] = set()
+    for _ in range(draw(st.integers(1, 10), label="entries")):
+        folders = [path for kind, path, _ in entries if kind == "folder"]
+        parent = draw(st.sampled_from(["", *folders]), label="parent")
+        name = draw(st.sampled_from(["a", "b", "c"]), label="name")
+        path = f"{parent}/{name}" if parent else name
+        if path in taken:
+            continue
+        taken.add(path)
+        kind = draw(st.sampled_from(["folder", "file", "link"]), label="kind")
+        text = ""
+        if kind == "link":
+            text = "/".join(draw(st.lists(_PARTS, min_size=1, max_size=5)))
+            if draw(st.booleans(), label="absolute"):
+                # Rooted at the test's folder (written BASE), outside the copy.
+                text = "BASE/" + text
+            text = text or "."
+        entries.append((kind, path, text))
+    return entries
+
+
+def _kernel_leads_out(link: Path, top: Path) -> bool | None:
+    """Where the kernel takes `link`: out of `top` or not; None when it
+    reaches nothing (a link to nothing decides nothing)."""
+    try:
+        fd = os.open(link, os.O_PATH)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return False  # the kernel gives up: it leads nowhere
+        return None
+    try:
+        reached = os.readlink(f"/proc/self/fd/{fd}")
+    finally:
+        os.close(fd)
+    return not (reached == str(top) or reached.startswith(f"{top}/"))
+
+
+@given(entries=_linked_trees())
+def test_a_link_is_judged_where_the_kernel_would_take_it(
+    entries: list[tuple[str, str, str]],
+) -> None:
+    """Item 5 (the copy's links, read in memory instead of by realpath):
+    each link is judged out of the copy exactly when the kernel, following
+    it, leaves the copy; a copy is refused when one does, naming one that
+    does (or leads nowhere). So the worker cannot read what the learner did
+    not write, and no honest folder is refused."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as temporary:
+        base = Path(os.path.realpath(temporary))
+        # Places outside the copy for a link to reach, so the kernel can
+        # say where it went.
+        for above in (base, base / "copy"):
+            for name in "abc":
+                for inner in "abc":
+                    (above / name / inner).mkdir(parents=True)
+        source = base / "agent"
+        source.mkdir()
+        entries = [(k, p, t.replace("BASE", str(base), 1)) for k, p, t in entries]
+        for kind, path, text in entries:
+            if kind == "folder":
+                (source / path).mkdir()
+            elif kind == "file":
+                (source / path).write_text("")
+            else:
+                (source / path).symlink_to(text)
+        copy = base / "copy" / "agent"
+        problem = _judge._copy_folder(source, copy)
+        links = {path: text for kind, path, text in entries if kind == "link"}
+        verdicts = {path: _kernel_leads_out(copy / path, copy) for path in links}
+        tree = _judge._Tree(
+            {tuple(path.split("/")): text for path, text in links.items()}
+        )
+        for path, text in links.items():
+            if verdicts[path] is not None:
+                judged = tree._leads_out(tuple(path.split("/")), text)
+                assert judged == verdicts[path], (path, text, verdicts)
+        if any(verdicts.values()):
+            assert problem is not None, verdicts
+        if problem is not None:
+            match = re.search(r"loaded: (\S+) is a symbolic link out of", problem)
+            assert match is not None, problem
+            assert verdicts[match[1]] is not False, (problem, verdicts)
