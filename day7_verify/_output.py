@@ -23,6 +23,7 @@ import fcntl
 import os
 import secrets
 import stat
+import sys
 
 __all__ = ["unwritable", "write"]
 
@@ -93,13 +94,32 @@ def write(target: str, text: str) -> None:
         # Opened without waiting; written with it, as any writer would.
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
         fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
-        if stat.S_ISREG(os.fstat(fd).st_mode):
+        found = os.fstat(fd)
+        if stat.S_ISREG(found.st_mode):
+            if _is_stdout(found):
+                # /dev/stdout sent to a file: written where the command's
+                # own output goes on, never over it.
+                _write_all(sys.stdout.fileno(), data)
+                return
             os.ftruncate(fd, 0)  # a link to a file: the file is the report
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def _is_stdout(found: os.stat_result) -> bool:
+    try:
+        out = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (out.st_dev, out.st_ino) == (found.st_dev, found.st_ino)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    sys.stdout.flush()
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _replace(target: str, data: bytes) -> None:
