@@ -209,6 +209,12 @@ STEPS: dict[str, tuple[Any, str, Callable[..., bool], str]] = {
         lambda row, learner, *rest: _victim_shown(learner),
         "html",
     ),
+    "progress line": (
+        _cli,
+        "_progress_line",
+        lambda count, total, judged, *rest: _victim_shown(judged.verdict),
+        "no report",
+    ),
     "terminal row": (
         _text,
         "_cell",
@@ -274,6 +280,8 @@ def test_a_fault_at_any_step_of_one_learner_is_that_learners_error_row(
             assert suites[learner] == unharmed["suites"][learner], learner
     page = out["html"].read_text(encoding="utf-8")
     assert (f"_Injected: {INJECTED}" in page) == harmed["html"]
+    if shown_in == "no report":
+        assert f"{VICTIM}: its line could not be shown (_Injected)" in said.err
     errors = [line for line in said.out.splitlines() if " error " in line]
     assert len(errors) == harmed["terminal"], said.out
     assert all(line.split()[0] == VICTIM for line in errors)
