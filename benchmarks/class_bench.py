@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from day7_verify._pool import default_jobs
+from day7_verify.cohort._pool import default_jobs
 from planted.bugs import BUGS, plant
 
 ROOT = Path(__file__).resolve().parent.parent

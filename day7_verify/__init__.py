@@ -13,10 +13,10 @@ The command is `day7-verify PATH... [--cohort ROOT] [--json FILE] ...`
 from __future__ import annotations
 
 from day7_verify._cli import main
-from day7_verify._discover import Learner, cohort, learner_at
-from day7_verify._judge import Settings
-from day7_verify._pool import judge_all
-from day7_verify._report import (
+from day7_verify.cohort._discover import Learner, cohort, learner_at
+from day7_verify.cohort._judge import Settings
+from day7_verify.cohort._pool import judge_all
+from day7_verify.reports._report import (
     SCHEMA,
     STATUSES,
     ClassReport,

@@ -21,9 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from day7_verify._baseline import compare
-from day7_verify._bundle import BundleError
-from day7_verify._discover import (
+from day7_verify.cohort._bundle import BundleError
+from day7_verify.cohort._discover import (
     Learner,
     UsageError,
     cohort,
@@ -31,9 +30,7 @@ from day7_verify._discover import (
     named_again,
     unique,
 )
-from day7_verify._gradescope import gradescope_results
-from day7_verify._html import html_page
-from day7_verify._judge import (
+from day7_verify.cohort._judge import (
     DEFAULT_MAX_OUTPUT,
     DEFAULT_MEMORY,
     DEFAULT_TIMEOUT,
@@ -43,11 +40,17 @@ from day7_verify._judge import (
     Settings,
     fresh_seed,
 )
-from day7_verify._junit import junit_xml
-from day7_verify._output import unwritable, write
-from day7_verify._pool import default_jobs, judge_all, parts_per_learner
-from day7_verify._preflight import JudgeCannotRun
-from day7_verify._report import (
+from day7_verify.cohort._pool import default_jobs, judge_all, parts_per_learner
+from day7_verify.isolation._preflight import JudgeCannotRun
+from day7_verify.isolation._sandbox import ISOLATIONS, detect, unavailable
+from day7_verify.isolation._space import DEFAULT_SPACE, default_space, why_unbounded
+from day7_verify.isolation._uids import UidError
+from day7_verify.reports._baseline import compare
+from day7_verify.reports._gradescope import gradescope_results
+from day7_verify.reports._html import html_page
+from day7_verify.reports._junit import junit_xml
+from day7_verify.reports._output import unwritable, write
+from day7_verify.reports._report import (
     ClassReport,
     SchemaError,
     Shard,
@@ -55,12 +58,9 @@ from day7_verify._report import (
     tool_version,
     unreportable,
 )
-from day7_verify._safe import terminal_text
-from day7_verify._sandbox import ISOLATIONS, detect, unavailable
-from day7_verify._shard import merge, parse_shard, select
-from day7_verify._space import DEFAULT_SPACE, default_space, why_unbounded
-from day7_verify._text import class_lines, learner_lines, verdict_line
-from day7_verify._uids import UidError
+from day7_verify.reports._safe import terminal_text
+from day7_verify.reports._shard import merge, parse_shard, select
+from day7_verify.reports._text import class_lines, learner_lines, verdict_line
 from judge.target import LEVELS
 
 __all__ = ["main"]

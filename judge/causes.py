@@ -5,7 +5,7 @@ A lesson's cause is a short stable key for the mistake behind it
 `substrate:ReceiptStore.put`, `raises:evaluate_run:_receipt_check`): every
 test that meets the same mistake makes the same key, so nothing drawn (a
 path, a value) is in it, and the reports group lessons by it
-(day7_verify/_causes.py). The place a lesson's hint names is the target's
+(day7_verify/reports/_causes.py). The place a lesson's hint names is the target's
 own frame: the learner's function an exception escaped from, or where a
 call was running when it was ended.
 """

@@ -21,7 +21,7 @@ Each lesson also has a `cause`: a short stable key for what made it fail,
 set where the lesson is made (judge.causes: `hang:evaluation.py:evaluate_run`,
 `unfinished:EvaluationReport.passed`, `substrate:ReceiptStore.put`,
 `check:file`, ...). One mistake fails many tests and many
-invariants; the reports group lessons by cause (day7_verify/_causes.py), so
+invariants; the reports group lessons by cause (day7_verify/reports/_causes.py), so
 a learner reads one lesson per mistake, naming every invariant it breaks.
 """
 

@@ -79,7 +79,7 @@ def pytest_env(suite: Path = ROOT) -> dict[str, str]:
 
 @functools.cache
 def _unicode_tables() -> Path | None:
-    from day7_verify._unicode import unicode_tables
+    from day7_verify.isolation._unicode import unicode_tables
 
     fallback = Path(tempfile.mkdtemp(prefix="planted-tables-"))
     atexit.register(shutil.rmtree, fallback, True)
@@ -93,7 +93,7 @@ def seed_unicode_tables(cwd: Path) -> None:
     keeps them in `.hypothesis/`, beside its example database; each run has
     a directory of its own so that no failure is replayed under another
     seed, and so would make them again. Only the tables are copied (made
-    once, day7_verify._unicode), never a database.
+    once, day7_verify.isolation._unicode), never a database.
     """
     tables = _unicode_tables()
     if tables is not None:

@@ -411,7 +411,7 @@ class ExpectedCheck:
     `kind` is "<group>:<fact kind>" (e.g. "file:newline_added"; kinds with the
     same verdict and hint are one, `Kinds.alike`): the cause of a wrong
     verdict, the same in every invariant that meets it, so the reports tell
-    it once (judge/causes.py, day7_verify/_causes.py).
+    it once (judge/causes.py, day7_verify/reports/_causes.py).
     """
 
     name: str

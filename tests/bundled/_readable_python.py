@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from _command_learners import ROOT
 
-from day7_verify._bundle import _needed_distributions
+from day7_verify.cohort._bundle import _needed_distributions
 
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 

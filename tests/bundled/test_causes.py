@@ -3,7 +3,7 @@
 The suite gives every lesson a cause where it is made (judge/causes.py,
 judge/verdicts.py); the command groups them, one lesson per cause
 naming every invariant it breaks, and bounds what one learner puts into
-every report (day7_verify/_causes.py). Nothing here starts a child.
+every report (day7_verify/reports/_causes.py). Nothing here starts a child.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import json
 import os
 import sysconfig
 
-from day7_verify._causes import (
+from day7_verify.cohort._supervise import Finished
+from day7_verify.reports._causes import (
     FIELD_BOUNDS,
     MAX_CAUSES,
     MORE,
@@ -21,16 +22,15 @@ from day7_verify._causes import (
     grouped,
     told,
 )
-from day7_verify._evidence import Progress
-from day7_verify._report import (
+from day7_verify.reports._evidence import Progress
+from day7_verify.reports._report import (
     LearnerVerdict,
     lesson,
     lesson_text,
     lessons_by_invariant,
 )
-from day7_verify._supervise import Finished
-from day7_verify._text import learner_lines
-from day7_verify._verdict import Limits, classify
+from day7_verify.reports._text import learner_lines
+from day7_verify.reports._verdict import Limits, classify
 from judge.causes import hang_cause, raised_cause, shape_cause
 from judge.ordering import rank
 from judge.verdicts import verdict_cause

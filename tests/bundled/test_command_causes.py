@@ -21,8 +21,8 @@ import pytest
 from _command_learners import ROOT, command_environment, learner_folder
 from _command_schema import report_problems
 
-from day7_verify._report import ClassReport
-from day7_verify._text import learner_lines
+from day7_verify.reports._report import ClassReport
+from day7_verify.reports._text import learner_lines
 
 pytestmark = pytest.mark.children
 

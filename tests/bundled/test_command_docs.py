@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from _command_schema import ROOT, report_problems
 
-from day7_verify._baseline import compare
 from day7_verify._cli import _judge_parser, _merge_parser
-from day7_verify._report import ClassReport, LearnerVerdict, Shard, lesson
+from day7_verify.reports._baseline import compare
+from day7_verify.reports._report import ClassReport, LearnerVerdict, Shard, lesson
 
 WORKFLOW = ROOT / "docs" / "workflows" / "judge-a-class.yml"
 SETTINGS = {

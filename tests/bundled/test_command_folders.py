@@ -1,7 +1,7 @@
 """Learner folders are what they say, every folder is a row, no run is lost.
 
-Which folders the command judges (day7_verify/_discover.py), how it copies
-one (day7_verify/_judge.py), and the report paths it checks before judging
+Which folders the command judges (day7_verify/cohort/_discover.py), how it copies
+one (day7_verify/cohort/_judge.py), and the report paths it checks before judging
 and writes after (day7_verify/_cli.py). Nothing here starts a child: the
 command runs in this process with its judging replaced by the judge's own
 early answer for folders that cannot be loaded.
@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from day7_verify import _cli
-from day7_verify._discover import (
+from day7_verify.cohort._discover import (
     Learner,
     UsageError,
     cohort,
@@ -27,7 +27,7 @@ from day7_verify._discover import (
     named_again,
     unique,
 )
-from day7_verify._judge import (
+from day7_verify.cohort._judge import (
     Judged,
     Settings,
     _Budget,

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from day7_verify._baseline import compare
-from day7_verify._html import html_page
-from day7_verify._report import ClassReport, LearnerVerdict, lesson
-from day7_verify._verdict import OUTSIDE_WRITES, at_level
+from day7_verify.reports._baseline import compare
+from day7_verify.reports._html import html_page
+from day7_verify.reports._report import ClassReport, LearnerVerdict, lesson
+from day7_verify.reports._verdict import OUTSIDE_WRITES, at_level
 from judge.ordering import HARDENED_ONLY, invariants_at
 
 _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
@@ -487,9 +487,9 @@ def test_sorting_and_filtering_in_a_real_browser(tmp_path: Path):
 def _stopped_calls_learner(path: str, topic: str, observed: str) -> LearnerVerdict:
     """The verdict classify() gives a run that went to its end while every call
     to evaluate_run in `truth` and `read-only` hung or crashed its worker."""
-    from day7_verify._evidence import Progress
-    from day7_verify._supervise import Finished
-    from day7_verify._verdict import Limits, classify
+    from day7_verify.cohort._supervise import Finished
+    from day7_verify.reports._evidence import Progress
+    from day7_verify.reports._verdict import Limits, classify
 
     names = ("surface", "truth", "read-only", "order-insensitivity")
     summary = {

@@ -32,7 +32,7 @@ import pytest
 from _command_learners import ROOT, learner_folder
 from _command_schema import report_problems
 
-from day7_verify._bundle import manifest
+from day7_verify.cohort._bundle import manifest
 from judge.ordering import HARDENED_ONLY, INVARIANT_ORDER
 
 pytestmark = pytest.mark.children

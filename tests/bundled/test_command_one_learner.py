@@ -29,25 +29,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from day7_verify import (
-    _cleanup,
-    _cli,
-    _discover,
-    _evidence,
-    _html,
-    _judge,
-    _junit,
-    _output,
-    _pool,
-    _report,
-    _text,
-)
-from day7_verify._cleanup import remove_scratch
-from day7_verify._discover import cohort
-from day7_verify._report import ClassReport, LearnerVerdict, Shard
-from day7_verify._safe import data_text
-from day7_verify._shard import merge
-from day7_verify._supervise import Finished
+from day7_verify import _cli
+from day7_verify.cohort import _discover, _judge, _pool
+from day7_verify.cohort._discover import cohort
+from day7_verify.cohort._supervise import Finished
+from day7_verify.isolation import _cleanup
+from day7_verify.isolation._cleanup import remove_scratch
+from day7_verify.reports import _evidence, _html, _junit, _output, _report, _text
+from day7_verify.reports._report import ClassReport, LearnerVerdict, Shard
+from day7_verify.reports._safe import data_text
+from day7_verify.reports._shard import merge
 from judge.ordering import HARDENED_ONLY, INVARIANT_ORDER
 
 VICTIM = "bo"

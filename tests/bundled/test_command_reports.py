@@ -20,13 +20,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from day7_verify._baseline import compare
 from day7_verify._cli import _judge_parser
-from day7_verify._discover import Learner, UsageError, cohort, learner_at, unique
-from day7_verify._evidence import Progress, Untrusted, read_progress, read_result
-from day7_verify._gradescope import gradescope_results
-from day7_verify._junit import classname, junit_xml
-from day7_verify._report import (
+from day7_verify.cohort._discover import Learner, UsageError, cohort, learner_at, unique
+from day7_verify.cohort._supervise import Finished
+from day7_verify.reports._baseline import compare
+from day7_verify.reports._evidence import (
+    Progress,
+    Untrusted,
+    read_progress,
+    read_result,
+)
+from day7_verify.reports._gradescope import gradescope_results
+from day7_verify.reports._junit import classname, junit_xml
+from day7_verify.reports._report import (
     INVARIANT_STATUSES,
     SCHEMA,
     STATUSES,
@@ -36,10 +42,9 @@ from day7_verify._report import (
     Shard,
     lesson,
 )
-from day7_verify._shard import merge, parse_shard, select
-from day7_verify._supervise import Finished
-from day7_verify._text import class_lines, learner_lines
-from day7_verify._verdict import (
+from day7_verify.reports._shard import merge, parse_shard, select
+from day7_verify.reports._text import class_lines, learner_lines
+from day7_verify.reports._verdict import (
     OUTSIDE_WRITES,
     Limits,
     at_level,
@@ -661,7 +666,7 @@ def test_a_reproduction_runs_as_printed_from_another_directory(
 
 def test_cohort_progress_is_the_quiet_line_of_each_learner():
     from day7_verify._cli import _progress_line
-    from day7_verify._judge import Judged
+    from day7_verify.cohort._judge import Judged
 
     learner = _failing_learner()
     line = _progress_line(2, 5, Judged(learner, 0.0, 0))

@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 from _command_learners import ROOT, learner_folder
 
-from day7_verify._bundle import manifest
-from day7_verify._sandbox import detect
-from day7_verify._uids import COUNT, FIRST
+from day7_verify.cohort._bundle import manifest
+from day7_verify.isolation._sandbox import detect
+from day7_verify.isolation._uids import COUNT, FIRST
 
 pytestmark = [
     pytest.mark.children,

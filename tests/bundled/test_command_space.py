@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from _command_learners import EVALUATOR, learner_folder
 
-from day7_verify._space import why_unbounded
+from day7_verify.isolation._space import why_unbounded
 
 pytestmark = [
     pytest.mark.children,

@@ -14,8 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from day7_verify._bundle import CHILD_SCRIPT, THIRD_PARTY, manifest, suite_folders
-from day7_verify._supervise import OutputBuffer, run_bounded
+from day7_verify.cohort._bundle import (
+    CHILD_SCRIPT,
+    THIRD_PARTY,
+    manifest,
+    suite_folders,
+)
+from day7_verify.cohort._supervise import OutputBuffer, run_bounded
 
 
 def _alive(pid: int) -> bool:
@@ -177,7 +182,7 @@ def test_the_warm_up_leaves_hypothesis_no_module_of_the_judge_to_read():
         pytest.skip("this Hypothesis reads constants some other way")
     code = (
         "import hypothesis.internal.conjecture.providers as providers\n"
-        "from day7_verify import _child\n"
+        "from day7_verify.cohort import _child\n"
         "_child._warm_up()\n"
         "read = []\n"
         "original = providers.constants_from_module\n"

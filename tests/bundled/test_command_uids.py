@@ -32,7 +32,7 @@ import pytest
 from _command_learners import learner_folder
 from _readable_python import everyone_can_run, site, venv, why_no_system_python
 
-from day7_verify._uids import COUNT, FIRST
+from day7_verify.isolation._uids import COUNT, FIRST
 
 _RUNNABLE = everyone_can_run(sys.executable)
 _WHY_NOT = None if _RUNNABLE else why_no_system_python()

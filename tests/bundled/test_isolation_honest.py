@@ -34,8 +34,8 @@ from _command_learners import learner_folder
 from _readable_python import site as copied_site
 from _readable_python import venv, why_no_system_python
 
-from day7_verify._sandbox import NOBODY, detect
-from day7_verify._uids import accounts
+from day7_verify.isolation._sandbox import NOBODY, detect
+from day7_verify.isolation._uids import accounts
 
 _WHY_NOT = why_no_system_python()
 

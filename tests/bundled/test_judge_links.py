@@ -331,7 +331,7 @@ def test_the_childs_watch_never_follows_a_folder_swapped_for_a_link(
     """The child's record of the cwd, HOME and the learner's folder: a folder
     swapped for a link to a folder outside once it was listed is recorded as
     the link, and nothing outside is listed or read."""
-    from day7_verify import _child
+    from day7_verify.cohort import _child
 
     real_scandir = os.scandir
     with outside() as out, tempfile.TemporaryDirectory() as watched:
@@ -496,7 +496,7 @@ def _chown_tree(top: Path) -> None:
 
 
 def _tree_state(top: Path) -> None:
-    from day7_verify import _child
+    from day7_verify.cohort import _child
 
     _child._tree_state(top, True)
 
@@ -504,7 +504,7 @@ def _tree_state(top: Path) -> None:
 #: Every walk of a tree the worker can write, by the judge's own code.
 WALKERS: dict[str, Callable[[Path], object]] = {
     "remove_tree": _remove_tree,
-    # The command's removal of a learner's scratch (day7_verify._judge).
+    # The command's removal of a learner's scratch (day7_verify.cohort._judge).
     "remove_path": lambda top: safefs.remove_path(top),
     "chown_tree": _chown_tree,
     "tree_snapshot": tree_snapshot,

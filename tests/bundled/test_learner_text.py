@@ -25,12 +25,12 @@ import pytest
 from _command_learners import command_environment, learner_folder
 
 from day7_verify._cli import main
-from day7_verify._html import html_page
-from day7_verify._judge import _Normaliser
-from day7_verify._junit import junit_xml
-from day7_verify._report import ClassReport, LearnerVerdict, lesson
-from day7_verify._safe import data_text, terminal_text
-from day7_verify._text import class_lines, heredoc_end, learner_lines, runnable
+from day7_verify.cohort._judge import _Normaliser
+from day7_verify.reports._html import html_page
+from day7_verify.reports._junit import junit_xml
+from day7_verify.reports._report import ClassReport, LearnerVerdict, lesson
+from day7_verify.reports._safe import data_text, terminal_text
+from day7_verify.reports._text import class_lines, heredoc_end, learner_lines, runnable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -294,7 +294,7 @@ def test_a_report_that_cannot_be_written_never_stops_the_others(
 
 def test_a_report_is_replaced_whole_or_not_at_all(tmp_path: Path, monkeypatch):
     """A write that fails midway leaves the old report as it was, no temp file."""
-    from day7_verify import _output
+    from day7_verify.reports import _output
 
     target = tmp_path / "class.json"
     target.write_text("old\n", encoding="utf-8")

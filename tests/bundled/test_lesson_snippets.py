@@ -26,9 +26,9 @@ from _command_learners import ROOT, learner_folder
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from day7_verify._causes import FIELD_BOUNDS, bounded
-from day7_verify._report import lesson
-from day7_verify._text import runnable
+from day7_verify.reports._causes import FIELD_BOUNDS, bounded
+from day7_verify.reports._report import lesson
+from day7_verify.reports._text import runnable
 from judge import fail, load_target, recast, timed_out
 from judge.lessons import WHERE_THE_REST_IS, CallAborted, InvariantFailure
 from judge.verdicts import judging, reproduction

@@ -20,8 +20,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchmarks.costs import drift, median_costs, report
-from day7_verify import _child, _pool
-from day7_verify._evidence import read_progress
+from day7_verify.cohort import _child, _pool
+from day7_verify.reports._evidence import read_progress
 from judge.ordering import INVARIANT_ORDER, rank
 from judge.parts import COSTS, assign, join_summaries, parse_part
 

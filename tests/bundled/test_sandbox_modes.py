@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 from _command_learners import ROOT, learner_folder
 
-from day7_verify import _cli, _sandbox
-from day7_verify._sandbox import (
+from day7_verify import _cli
+from day7_verify.isolation import _sandbox
+from day7_verify.isolation._sandbox import (
     FSIZE,
     NOBODY,
     NPROC,
@@ -32,7 +33,7 @@ from day7_verify._sandbox import (
     got,
     wrap,
 )
-from day7_verify._uids import FIRST
+from day7_verify.isolation._uids import FIRST
 
 _SHOW = (
     "import os, resource;"

@@ -19,10 +19,10 @@ from _command_schema import report_problems
 from hypothesis import given
 from hypothesis import strategies as st
 
-from day7_verify._gradescope import gradescope_results
-from day7_verify._junit import junit_xml
-from day7_verify._report import ClassReport, LearnerVerdict, SchemaError
-from day7_verify._score import (
+from day7_verify.reports._gradescope import gradescope_results
+from day7_verify.reports._junit import junit_xml
+from day7_verify.reports._report import ClassReport, LearnerVerdict, SchemaError
+from day7_verify.reports._score import (
     ALL_GROUPS,
     GROUPS,
     WEIGHTS,
@@ -31,8 +31,8 @@ from day7_verify._score import (
     score,
     scored,
 )
-from day7_verify._text import class_lines, learner_lines, verdict_line
-from day7_verify._verdict import OUTSIDE_WRITES, at_level
+from day7_verify.reports._text import class_lines, learner_lines, verdict_line
+from day7_verify.reports._verdict import OUTSIDE_WRITES, at_level
 from judge.ordering import INVARIANT_ORDER, invariants_at
 from judge.probe import GROUPS as PROBE_GROUPS
 from judge.probe import SHAPES, group_of, probe_target, probes

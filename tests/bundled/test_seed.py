@@ -18,13 +18,13 @@ from hypothesis import settings
 from test_target_loading import CONFTEST, LEAN, make_course
 
 from day7_verify._cli import _judge_parser
-from day7_verify._gradescope import gradescope_results
-from day7_verify._html import html_page
-from day7_verify._judge import SEED_LIMIT, Settings, fresh_seed
-from day7_verify._junit import junit_xml
-from day7_verify._report import ClassReport, LearnerVerdict, SchemaError
-from day7_verify._shard import merge
-from day7_verify._text import class_lines, learner_lines
+from day7_verify.cohort._judge import SEED_LIMIT, Settings, fresh_seed
+from day7_verify.reports._gradescope import gradescope_results
+from day7_verify.reports._html import html_page
+from day7_verify.reports._junit import junit_xml
+from day7_verify.reports._report import ClassReport, LearnerVerdict, SchemaError
+from day7_verify.reports._shard import merge
+from day7_verify.reports._text import class_lines, learner_lines
 from strategies.profiles import CI, DEV, THOROUGH, register_profiles
 
 SETTINGS = Settings(seed=4242).to_json()

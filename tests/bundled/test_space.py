@@ -1,4 +1,7 @@
-"""A learner's scratch on a tmpfs of its own (day7_verify._space), and its option."""
+"""A learner's scratch on a tmpfs of its own, and its option.
+
+(day7_verify.isolation._space)
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from day7_verify._judge import Settings
-from day7_verify._space import (
+from day7_verify.cohort._judge import Settings
+from day7_verify.isolation._space import (
     DEFAULT_SPACE,
     INODES,
     SMALLEST_DEFAULT,
@@ -168,7 +171,8 @@ def test_the_command_sizes_the_scratch_by_memory_unless_told(
     the learners judged at once; a size given is kept, even above 1 GiB."""
     if why_unbounded() is not None:
         pytest.skip(f"no bound here: {why_unbounded()}")
-    from day7_verify import _cli, _space
+    from day7_verify import _cli
+    from day7_verify.isolation import _space
 
     monkeypatch.setattr(_space, "_mem_available", lambda: 1 << 30)
 

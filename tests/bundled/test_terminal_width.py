@@ -1,7 +1,7 @@
 """What the terminal shows lines up and says the isolation.
 
 - The class table pads and clips learner names by the columns a terminal
-  gives them (day7_verify._width), so an accented (composed or not), CJK or
+  gives them (day7_verify.reports._width), so an accented (composed or not), CJK or
   emoji name keeps its row's status, seconds and marks under their headers.
 - `--quiet`'s one line and each class progress line name the isolation the
   learner was judged under.
@@ -16,10 +16,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from day7_verify._cli import _progress_line
-from day7_verify._judge import Judged
-from day7_verify._report import ClassReport, LearnerVerdict
-from day7_verify._text import class_lines, learner_lines
-from day7_verify._width import clip_left, pad, width
+from day7_verify.cohort._judge import Judged
+from day7_verify.reports._report import ClassReport, LearnerVerdict
+from day7_verify.reports._text import class_lines, learner_lines
+from day7_verify.reports._width import clip_left, pad, width
 
 SETTINGS = {
     "level": "course",

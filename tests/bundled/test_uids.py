@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from day7_verify._uids import COUNT, FIRST, UidError, Uids, accounts, end_processes
+from day7_verify.isolation._uids import (
+    COUNT,
+    FIRST,
+    UidError,
+    Uids,
+    accounts,
+    end_processes,
+)
 
 
 def _uids(locks: Path, taken: frozenset[int] = frozenset(), count: int = 8) -> Uids:

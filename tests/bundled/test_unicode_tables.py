@@ -1,4 +1,6 @@
-"""Hypothesis's Unicode tables, made once, given to each judge (day7_verify._unicode).
+"""Hypothesis's Unicode tables, made once, given to each judge.
+
+(day7_verify.isolation._unicode)
 
 Made on the first text drawn, they are most of a fresh judge's start; the
 command makes them once per machine and copies them into each judge's
@@ -12,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from day7_verify import _unicode
-from day7_verify._unicode import give_tables, unicode_tables
+from day7_verify.isolation import _unicode
+from day7_verify.isolation._unicode import give_tables, unicode_tables
 
 # The table of what UTF-8 encodes: Hypothesis 6.165.0 renamed it from
 # "codec-utf-8" to "codec-v2-utf-8" when it began to record, beside it, what

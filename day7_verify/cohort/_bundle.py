@@ -32,7 +32,8 @@ __all__ = [
     "suite_folders",
 ]
 
-PACKAGE = Path(__file__).resolve().parent
+# day7_verify itself: this module is in its cohort/ room.
+PACKAGE = Path(__file__).resolve().parents[1]
 
 #: The child's entry script inside a bundle.
 CHILD_SCRIPT = "day7_child.py"
@@ -129,7 +130,9 @@ class Manifest:
 def manifest() -> Manifest:
     """The files of one bundle, found once; BundleError if something is missing."""
     suite, packages = suite_folders()
-    entries: list[tuple[Path, str]] = [(PACKAGE / "_child.py", CHILD_SCRIPT)]
+    entries: list[tuple[Path, str]] = [
+        (Path(__file__).resolve().parent / "_child.py", CHILD_SCRIPT)
+    ]
     entries += [(suite / "conftest.py", "suite/conftest.py")]
     entries += _tree(suite / "invariants", "suite/invariants")
     for package in packages:

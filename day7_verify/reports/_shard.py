@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from day7_verify._discover import Learner
-from day7_verify._report import ClassReport, SchemaError
+from day7_verify.cohort._discover import Learner
+from day7_verify.reports._report import ClassReport, SchemaError
 
 __all__ = ["merge", "parse_shard", "select"]
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any, NamedTuple
 
-from day7_verify._report import (
+from day7_verify.reports._report import (
     STATUSES,
     ClassReport,
     LearnerVerdict,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from day7_verify._report import ClassReport, LearnerVerdict, SchemaError
+from day7_verify.reports._report import ClassReport, LearnerVerdict, SchemaError
 
 __all__ = ["change", "compare"]
 

@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from day7_verify._causes import told
-from day7_verify._evidence import Progress
-from day7_verify._report import LearnerVerdict, lesson
-from day7_verify._score import GROUPS, made_groups
-from day7_verify._supervise import Finished
+from day7_verify.cohort._supervise import Finished
+from day7_verify.reports._causes import told
+from day7_verify.reports._evidence import Progress
+from day7_verify.reports._report import LearnerVerdict, lesson
+from day7_verify.reports._score import GROUPS, made_groups
 from judge.ordering import invariants_at, rank
 
 __all__ = ["OUTSIDE_WRITES", "Limits", "at_level", "classify", "counted", "output_tail"]

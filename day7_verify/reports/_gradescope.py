@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from day7_verify._report import (
+from day7_verify.reports._report import (
     SCHEMA,
     LearnerVerdict,
     lesson_text,
     lessons_by_invariant,
 )
-from day7_verify._score import GROUPS, UNKNOWN, WEIGHTS, scored
+from day7_verify.reports._score import GROUPS, UNKNOWN, WEIGHTS, scored
 
 __all__ = ["gradescope_results"]
 

@@ -15,15 +15,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from day7_verify._bundle import manifest
-from day7_verify._cleanup import remove_scratch
-from day7_verify._discover import Learner
-from day7_verify._judge import Judged, Settings, judge
-from day7_verify._preflight import check_worker
-from day7_verify._sandbox import NOBODY
-from day7_verify._supervise import stop_all
-from day7_verify._uids import Uids
-from day7_verify._unicode import unicode_tables
+from day7_verify.cohort._bundle import manifest
+from day7_verify.cohort._discover import Learner
+from day7_verify.cohort._judge import Judged, Settings, judge
+from day7_verify.cohort._supervise import stop_all
+from day7_verify.isolation._cleanup import remove_scratch
+from day7_verify.isolation._preflight import check_worker
+from day7_verify.isolation._sandbox import NOBODY
+from day7_verify.isolation._uids import Uids
+from day7_verify.isolation._unicode import unicode_tables
 
 __all__ = ["default_jobs", "judge_all", "parts_per_learner", "scratch_base"]
 
@@ -72,8 +72,8 @@ def judge_all(
     """Every learner's verdict, in the order given; `done` hears each as it ends.
 
     Run as root under sandbox or user isolation, each running learner's worker
-    gets a uid of its own (day7_verify._uids); UidError, in one line, when the
-    block cannot give `jobs` of them. JudgeCannotRun (day7_verify._preflight),
+    gets a uid of its own (day7_verify.isolation._uids); UidError, in one line, when the
+    block cannot give `jobs` of them. JudgeCannotRun (day7_verify.isolation._preflight),
     before any learner, when a worker cannot run here as asked. Whatever
     fails with one learner is that learner's `error` verdict; what could not
     be cleaned up afterwards is said to `warn`, in one line.
@@ -117,7 +117,7 @@ def judge_all(
                 raise
     finally:
         # Never raises: a tree a learner left that cannot be removed is a
-        # warning, never the class's reports (day7_verify._cleanup).
+        # warning, never the class's reports (day7_verify.isolation._cleanup).
         left = remove_scratch(workroot)
         if left is not None and warn is not None:
             warn(f"scratch not cleaned up: {left}")

@@ -19,7 +19,7 @@ from typing import Any
 
 __all__ = ["PROTOCOL", "Progress", "Untrusted", "read_progress", "read_result"]
 
-#: The child's result format (day7_verify/_child.py says the same).
+#: The child's result format (day7_verify/cohort/_child.py says the same).
 PROTOCOL = 1
 
 MAX_RESULT_BYTES = 32 << 20

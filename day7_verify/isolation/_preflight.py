@@ -2,7 +2,7 @@
 the isolation the reports will name.
 
 A learner's worker is started by its judge from the bundle, as the learner's
-leased uid, through `worker_settings` (day7_verify._sandbox) and the preexec
+leased uid, through `worker_settings` (day7_verify.isolation._sandbox) and the preexec
 of judge.remote. When that uid cannot run the interpreter (a venv under
 ``/root``, mode 0700) or reach the bundle (``--scratch`` in a private
 folder), every learner would read as `error`, the reference solution too:
@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from day7_verify._sandbox import (
+from day7_verify.isolation._sandbox import (
     MEASURE,
     blocked,
     cannot_run,
@@ -46,7 +46,7 @@ def check_worker(isolation: str, workroot: Path, uid: int, memory: int) -> None:
         return  # the command's own user, who already runs this Python
     scratch = Path(tempfile.mkdtemp(prefix="preflight-", dir=workroot))
     try:
-        # The same layout and modes as a learner's scratch (day7_verify._judge).
+        # The same layout and modes as a learner's scratch (day7_verify.cohort._judge).
         worker = scratch / "bundle" / "worker"
         worker.mkdir(parents=True)
         probe = worker / "probe.py"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from day7_verify._report import (
+from day7_verify.reports._report import (
     ClassReport,
     LearnerVerdict,
     lesson_text,

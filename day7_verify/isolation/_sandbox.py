@@ -21,7 +21,7 @@ Three modes, strongest first:
   which is ``process``, so it is refused rather than named ``user``.
 
 The `uid` is 65534 (``nobody``) unless the caller leases one per learner
-(day7_verify._uids), as the command does for learners judged at once.
+(day7_verify.isolation._uids), as the command does for learners judged at once.
 - ``process``: the command's own user, as before this module.
 
 In every mode: ``RLIMIT_NPROC``, ``RLIMIT_FSIZE``, ``RLIMIT_CPU`` and no core

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from day7_verify._safe import clean_verdict, exact_bytes
+from day7_verify.reports._safe import clean_verdict, exact_bytes
 
 __all__ = [
     "CHANGES",
@@ -207,7 +207,7 @@ class LearnerVerdict:
     running: Mapping[str, str] | None = None
     output_tail: str | None = None
     baseline: Mapping[str, Any] | None = None
-    # The score (day7_verify/_score.py, docs/score.md): the check groups the
+    # The score (day7_verify/reports/_score.py, docs/score.md): the check groups the
     # suite's probe saw made (None: the probe did not run), the score as
     # {"percent", "earned", "possible"} (None: not scored, as in a report
     # written before scores), and each invariant's (name, credit, weight).
@@ -216,7 +216,7 @@ class LearnerVerdict:
     credits: tuple[tuple[str, float, float], ...] = ()
     # The exact bytes of the learner's name when `path` shows them escaped
     # (a name that is not UTF-8): the learner's identity, which `q\xff`
-    # written out in four characters never shares (day7_verify._safe).
+    # written out in four characters never shares (day7_verify.reports._safe).
     name_bytes: bytes | None = None
 
     def __post_init__(self) -> None:

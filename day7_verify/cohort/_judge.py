@@ -33,13 +33,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from day7_verify._bundle import CHILD_SCRIPT, Manifest
-from day7_verify._cleanup import remove_scratch
-from day7_verify._discover import Learner, shown
-from day7_verify._evidence import Untrusted, read_progress, read_result
-from day7_verify._preflight import JudgeCannotRun
-from day7_verify._report import LearnerVerdict
-from day7_verify._sandbox import (
+from day7_verify.cohort._bundle import CHILD_SCRIPT, Manifest
+from day7_verify.cohort._discover import Learner, shown
+from day7_verify.cohort._supervise import Finished, Stopped, run_bounded
+from day7_verify.isolation._cleanup import remove_scratch
+from day7_verify.isolation._preflight import JudgeCannotRun
+from day7_verify.isolation._sandbox import (
     ISOLATIONS,
     JUDGE_FSIZE,
     NOBODY,
@@ -47,12 +46,13 @@ from day7_verify._sandbox import (
     worker_settings,
     wrap,
 )
-from day7_verify._score import scored
-from day7_verify._space import DEFAULT_SPACE, bounded, why_unbounded
-from day7_verify._supervise import Finished, Stopped, run_bounded
-from day7_verify._uids import UidError, Uids
-from day7_verify._unicode import give_tables
-from day7_verify._verdict import Limits, at_level, classify, counted
+from day7_verify.isolation._space import DEFAULT_SPACE, bounded, why_unbounded
+from day7_verify.isolation._uids import UidError, Uids
+from day7_verify.isolation._unicode import give_tables
+from day7_verify.reports._evidence import Untrusted, read_progress, read_result
+from day7_verify.reports._report import LearnerVerdict
+from day7_verify.reports._score import scored
+from day7_verify.reports._verdict import Limits, at_level, classify, counted
 from judge import safefs
 from judge.target import DAY7_MODULES, LEVELS
 
@@ -122,7 +122,7 @@ class Settings:
     #: Processes one learner's suite is split across (judge/parts.py).
     parts: int = 1
     #: Bytes a learner may write in its scratch, on a tmpfs of its own
-    #: (day7_verify._space); None where that cannot be done.
+    #: (day7_verify.isolation._space); None where that cannot be done.
     space: int | None = DEFAULT_SPACE
     #: The run's seed: every learner's examples and the score's probe are
     #: drawn from it, so a verdict is reproduced with `--seed`; None (only
@@ -201,7 +201,7 @@ def judge(
     and it passes only when every one of them holds; its score is made from
     that list (docs/score.md). With `uids` (run as root under sandbox or
     user), its worker runs as a uid leased from them for the whole run.
-    `tables` are Hypothesis's Unicode tables (day7_verify._unicode), copied
+    `tables` are Hypothesis's Unicode tables (day7_verify.isolation._unicode), copied
     into the judge's private storage.
     """
     clock = time.monotonic()
@@ -378,7 +378,7 @@ def _judge(
         environment = _environment(tmp, home)
         environment["DAY7_SCRATCH"] = str(worlds)
         # Hypothesis's own files in the judge's private folder, out of the
-        # learner's reach (day7_verify._unicode), its tables already made.
+        # learner's reach (day7_verify.isolation._unicode), its tables already made.
         storage = private / "hypothesis"
         give_tables(tables, storage)
         environment["HYPOTHESIS_STORAGE_DIRECTORY"] = str(storage)
@@ -416,7 +416,7 @@ def _judge(
         # uid is returned): removed through descriptors, never opening a
         # folder swapped for a FIFO or a link to a device, iteratively however
         # deep. What stays is removed again with the work directory, and
-        # only that says what is left (day7_verify._cleanup never raises).
+        # only that says what is left (day7_verify.isolation._cleanup never raises).
         remove_scratch(scratch)
         remove_scratch(private)
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from day7_verify._report import LearnerVerdict
+from day7_verify.reports._report import LearnerVerdict
 
 __all__ = [
     "ALL_GROUPS",

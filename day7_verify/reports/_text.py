@@ -4,7 +4,7 @@ For one learner the verdict comes first, then the lessons, most basic first
 (what to act on, before anything else), then one line per invariant: when
 the Day 1-6 names the judge needs are broken that is said once, first,
 instead of once per invariant it spoils; every other lesson once per cause
-(day7_verify/_causes.py), naming the invariants that cause breaks, with its
+(day7_verify/reports/_causes.py), naming the invariants that cause breaks, with its
 reproduction snippet; no traceback. `quiet` keeps the verdict line only.
 `verbose` adds what was expected and observed, Hypothesis's example and
 every lesson, and the last lines the child printed.
@@ -24,10 +24,10 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from day7_verify._report import ClassReport, LearnerVerdict, short_names
-from day7_verify._safe import terminal_text
-from day7_verify._width import clip_left, pad
-from day7_verify._width import width as columns
+from day7_verify.reports._report import ClassReport, LearnerVerdict, short_names
+from day7_verify.reports._safe import terminal_text
+from day7_verify.reports._width import clip_left, pad
+from day7_verify.reports._width import width as columns
 
 __all__ = [
     "MARKS",
@@ -341,7 +341,7 @@ def _lessons_section(verdict: LearnerVerdict, verbose: bool) -> list[str]:
                 subsequent_indent=_INDENT + "  ",
             )
     # One entry per cause: the verdict already holds one lesson per cause,
-    # at most a bounded number (day7_verify/_causes.py).
+    # at most a bounded number (day7_verify/reports/_causes.py).
     for lesson in others:
         number += 1
         lines.append("")
