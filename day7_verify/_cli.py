@@ -166,7 +166,7 @@ def _judge_parser() -> _Parser:
         action="append",
         default=[],
         metavar="ROOT",
-        help="judge every learner folder under ROOT (repeatable)",
+        help="judge one learner per folder directly under ROOT (repeatable)",
     )
     parser.add_argument(
         "--isolation",
