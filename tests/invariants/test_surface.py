@@ -37,7 +37,6 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "max_write_bytes",
         "command_timeout_seconds",
     ),
-    "ApprovalDecision": ("approved", "reason"),
     "Workspace": ("policy", "confirm_tool", "receipt_store"),
     "EffectReceipt": (
         "tool_call_id",
