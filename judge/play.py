@@ -153,6 +153,14 @@ def _shown(value: object) -> str:
     return short_repr(value, 120)
 
 
+def _as_json(arguments: object) -> str:
+    """Arguments as the reply's JSON would spell them (a tuple as a list)."""
+    try:
+        return json.dumps(arguments, sort_keys=True)
+    except (TypeError, ValueError):
+        return short_repr(arguments, 400)
+
+
 def _event_problem(play: Play, number: int, event: Any, asked: int) -> _Problem | None:
     """How event `number` (1-based, one per plan step) is not the plan's, or
     None; `asked` is how often the approval callback was asked meanwhile."""
@@ -192,7 +200,7 @@ def _event_problem(play: Play, number: int, event: Any, asked: int) -> _Problem 
     body = json.loads(reply)
     wanted_tool = body.pop("tool")
     arguments = getattr(action, "arguments", None)
-    if tool != wanted_tool or arguments != body:
+    if tool != wanted_tool or _as_json(arguments) != _as_json(body):
         return _Problem(
             f"event {number}: the reply {reply!r} was recorded as tool {_shown(tool)}"
             f" with arguments {_shown(arguments)}",
@@ -203,7 +211,7 @@ def _event_problem(play: Play, number: int, event: Any, asked: int) -> _Problem 
         return _Problem(
             f"{at} recorded the result {_shown(result)}, not a string", "", _RESULT
         )
-    if step.kind == "approved":
+    if step.kind == "approved" and asked <= 1:
         if error and asked == 1:
             return _Problem(
                 f"the approval callback's decision (True) at {at} was refused by"

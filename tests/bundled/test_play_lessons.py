@@ -140,3 +140,21 @@ def test_a_misread_reply_names_no_single_file(bundled) -> None:
     assert _place(lesson) is None
     assert "parse_action (protocol.py)" in lesson.hint
     assert "run_agent (loop.py)" in lesson.hint
+
+
+def test_a_workspace_that_asks_twice_is_told_so(bundled) -> None:
+    """A workspace that asks the callback twice for one effect gets False the
+    second time (the plan approves each effect once): the lesson counts the
+    asks at that event instead of blaming the refusal that followed."""
+
+    class AskingTwice(bundled.Workspace):  # type: ignore[misc, name-defined]
+        def _approve(self, action: ToolAction) -> None:
+            self.confirm_tool(action)
+            super()._approve(action)
+
+    lesson = _lesson(_with(bundled, Workspace=AskingTwice), CHAPTER_WORLD)
+    assert lesson.observed.startswith(
+        "the approval callback was asked 2 time(s) at event 2 (edit_file app.py),"
+        " instead of 1"
+    )
+    assert _place(lesson) == ("Workspace.execute", "workspace.py")
