@@ -149,7 +149,9 @@ def _judge_parser() -> _Parser:
     parser = _Parser(
         prog=PROG,
         description="Judge learners' Day 7 evaluators (tiny-llm, Week 4) against the"
-        " invariants, each in its own bounded child process.",
+        " invariants, each in its own bounded child process. The verdict needs"
+        " only what a learner has at Day 7 and keeps later (no Day 8 or 9 name;"
+        " approvals with plain True): a folder at Day 7, 8 or 9 is judged alike.",
         epilog=f"Also: {PROG} merge PART.json... --json OUT [--html OUT] [--junit OUT]"
         " joins the JSON of --shard runs. Exit status: 0 every learner passes,"
         " 1 one does not, 2 usage error or the judge cannot run here."

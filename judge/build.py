@@ -24,7 +24,8 @@ that is missing, raises or hangs becomes a lesson about the substrate, said
 once, instead of an internal error. Only the target's own names are used:
 `ToolPolicy`, `Workspace`, `ReceiptStore`, `EffectReceipt`, `AgentEvent`,
 `AgentRun`, `ToolAction`, `FinalAction`, the case types and, for real runs,
-`AgentLimits`, `ApprovalDecision` and `run_agent`.
+`AgentLimits` and `run_agent` (approvals are plain True and False: Day 8's
+`ApprovalDecision` is not a Day 7 name).
 
 The tree, under one fresh directory:
 

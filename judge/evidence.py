@@ -32,7 +32,18 @@ from judge.nodes import Node, file_nodes
 from strategies.files import ROOT_BYTES, SPARSE_SIZES
 from strategies.logs import LOG_KINDS, LogDamage, call_id_of, tamper
 from strategies.outcome import Outcome
-from strategies.plan_steps import Denied, EditFile, Invalid, Plan, RunCommand, WriteFile
+from strategies.plan_steps import (
+    Denied,
+    EditFile,
+    Invalid,
+    ListFiles,
+    Plan,
+    ReadFile,
+    Refused,
+    RunCommand,
+    Step,
+    WriteFile,
+)
 from strategies.plans import MARKER, SENTINEL
 from strategies.receipts import Stored
 from strategies.results import EventSpec
@@ -42,7 +53,6 @@ from strategies.world import CaseSpec, World, describe
 __all__ = [
     "CaseSpec",
     "Damage",
-    "Decision",
     "EventSpec",
     "Evidence",
     "Kept",
@@ -50,6 +60,7 @@ __all__ = [
     "Node",
     "Outcome",
     "Play",
+    "Played",
     "Replacement",
     "Run",
     "Stored",
@@ -210,16 +221,6 @@ class Run:
 
 
 @dataclass(frozen=True)
-class Decision:
-    """One answer of the approval callback: a bare bool, or (`made`) an
-    ApprovalDecision carrying `reason` when it denies with one."""
-
-    approve: bool
-    reason: str | None = None
-    made: bool = False
-
-
-@dataclass(frozen=True)
 class Kept:
     """A file the real run must leave holding exactly `text`."""
 
@@ -232,19 +233,40 @@ class Kept:
 
 
 @dataclass(frozen=True)
+class Played:
+    """One step of a real run's plan, as the builder checks the run: its
+    `kind` ("read", "list", "invalid", an effect "approved" or "denied" by
+    the callback, or an edit the workspace "refused" before asking, `why`),
+    the `path` it names, and `what` it is in a few words."""
+
+    kind: str
+    what: str
+    path: str = ""
+    why: str = ""
+
+    @property
+    def decision(self) -> bool | None:
+        """The approval callback's answer at this step: plain True approves,
+        False denies (Day 3's rule, kept by every later day; Day 8's
+        ApprovalDecision is no Day 7 name), None where none is asked."""
+        return {"approved": True, "denied": False}.get(self.kind)
+
+
+@dataclass(frozen=True)
 class Play:
     """A real run: the target's own run_agent plays the plan's `script`.
 
     `outcome` is what the plan implies (its events, approvals, files and
     receipts); an event whose result is not known exactly holds none of
     `forbidden`. `final` is the final reply's text, or no string when the
-    run stops at its step limit before it.
+    run stops at its step limit before it. `steps` are the plan's steps,
+    one per reply before the final.
     """
 
     task: str
     script: tuple[str, ...]
     commands: tuple[tuple[str, ...], ...]
-    decisions: tuple[Decision, ...]
+    steps: tuple[Played, ...]
     invalid: int
     outcome: Outcome
     final: object
@@ -255,15 +277,30 @@ class Play:
     def complete(self) -> bool:
         return isinstance(self.final, str)
 
+    @property
+    def decisions(self) -> tuple[bool | None, ...]:
+        return tuple(step.decision for step in self.steps)
 
-def _decisions(plan: Plan) -> tuple[Decision, ...]:
-    decisions: list[Decision] = []
-    for step in plan.steps:
-        if isinstance(step, Denied):
-            decisions.append(Decision(False, step.reason, step.reason is not None))
-        elif isinstance(step, (EditFile, WriteFile, RunCommand)):
-            decisions.append(Decision(True, None, plan.approve_with_decision))
-    return tuple(decisions)
+
+def _played(step: Step) -> Played:
+    if isinstance(step, Denied):
+        effect = _played(step.effect)
+        return Played("denied", effect.what, effect.path)
+    if isinstance(step, EditFile):
+        return Played("approved", f"edit_file {step.path}", step.path)
+    if isinstance(step, WriteFile):
+        return Played("approved", f"write_file {step.path}", step.path)
+    if isinstance(step, RunCommand):
+        words = f"run_command (an allowed command printing {step.output!r})"
+        return Played("approved", words)
+    if isinstance(step, Refused):
+        return Played("refused", f"edit_file {step.path}", step.path, step.why)
+    if isinstance(step, ReadFile):
+        return Played("read", f"read_file {step.path}", step.path)
+    if isinstance(step, ListFiles):
+        return Played("list", f"list_files {step.path}", step.path)
+    assert isinstance(step, Invalid)
+    return Played("invalid", "an invalid reply")
 
 
 def _seeds(plan: Plan, root: str) -> tuple[Node, ...]:
@@ -281,7 +318,7 @@ def _play(world: World, plan: Plan) -> Play:
         task=plan.task,
         script=made.script,
         commands=made.commands,
-        decisions=_decisions(plan),
+        steps=tuple(_played(step) for step in plan.steps),
         invalid=sum(isinstance(step, Invalid) for step in plan.steps),
         outcome=made.outcome,
         final=made.final,

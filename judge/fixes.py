@@ -28,7 +28,6 @@ HOME: dict[str, str] = {
     "AgentLimits": "loop.py",
     "run_agent": "loop.py",
     "ToolPolicy": "workspace.py",
-    "ApprovalDecision": "workspace.py",
     "Workspace": "workspace.py",
     "EffectReceipt": "receipts.py",
     "ReceiptStore": "receipts.py",

@@ -48,10 +48,12 @@ __all__ = [
 ]
 
 #: The Day 7 surface and the modules that define it (the worker is told them
-#: with the target: it imports nothing of this package).
+#: with the target: it imports nothing of this package). Only names a learner
+#: has at Day 7 and keeps at every later day: Day 8's `ApprovalDecision`,
+#: Day 8's branching and Day 9's evidence modules are not required.
 REQUIRED_NAMES = tuple(
     "AgentError FinalAction ToolAction AgentEvent AgentRun AgentLimits run_agent"
-    " ToolPolicy ApprovalDecision Workspace EffectReceipt ReceiptStore"
+    " ToolPolicy Workspace EffectReceipt ReceiptStore"
     " FileExpectation ResultExpectation ReceiptExpectation EvaluationCase"
     " EvaluationCheck EvaluationReport evaluate_run".split()
 )

@@ -91,11 +91,13 @@ class RunCommand(Compact):
 
 @dataclass(frozen=True, repr=False)
 class Denied(Compact):
-    """An effect the approval callback refuses: with an `ApprovalDecision`
-    carrying `reason`, or by returning False when `reason` is None."""
+    """An effect the approval callback refuses by returning False.
+
+    Day 3's rule, the same at every later day: exactly True approves,
+    anything else denies. Day 8's `ApprovalDecision` (a denial with a reason)
+    is no Day 7 fact, so no plan uses it."""
 
     effect: EditFile | WriteFile | RunCommand
-    reason: str | None
 
 
 @dataclass(frozen=True, repr=False)
@@ -131,7 +133,6 @@ class Plan(Compact):
 
     files: tuple[SeedFile, ...]
     steps: tuple[Step, ...]
-    approve_with_decision: bool = False
     task: str = PLAN_TASK
 
 
@@ -222,16 +223,13 @@ def describe_plan(plan: Plan, final: FinalFact) -> str:
     for number, step in enumerate(plan.steps, start=1):
         if isinstance(step, (EditFile, WriteFile, RunCommand)):
             calls += 1
-            how = "ApprovalDecision(True)" if plan.approve_with_decision else "True"
-            text = f"{_describe_effect(step)} [call-{calls}, approved with {how}]"
+            text = f"{_describe_effect(step)} [call-{calls}, approved with True]"
         elif isinstance(step, Denied):
             calls += 1
-            how = (
-                "returning False"
-                if step.reason is None
-                else f"ApprovalDecision(False, {step.reason!r})"
+            text = (
+                f"{_describe_effect(step.effect)} [call-{calls}, DENIED by"
+                " returning False]"
             )
-            text = f"{_describe_effect(step.effect)} [call-{calls}, DENIED by {how}]"
         elif isinstance(step, Refused):
             calls += 1
             text = (

@@ -18,6 +18,11 @@ Call ids follow the Day 3 workspace: every effect the model asks for (write,
 edit or command) takes the next id, `call-1`, `call-2`, ..., before it is
 prepared and approved, so a denied or refused effect uses one up and leaves
 no receipt.
+
+A plan relies only on what every course day from Day 7 on shares: the
+callback approves with plain True and denies with False (no `ApprovalDecision`,
+which Day 8 adds), it is never None, and the store starts empty, so no call
+id depends on whether new ids skip those of a loaded log (Day 8 again).
 """
 
 from __future__ import annotations
@@ -80,7 +85,7 @@ __all__ = [
     "with_written_worlds",
 ]
 
-#: Never drawn into any file, path, marker, reason or reply: a substring
+#: Never drawn into any file, path, marker or reply: a substring
 #: holding it occurs in no result of any run.
 SENTINEL = "|"
 #: Starts every drawn marker (command output, final). No listing or error
@@ -302,7 +307,6 @@ _CONTENT_CHARACTERS = st.one_of(
 contents = st.text(_CONTENT_CHARACTERS, min_size=1, max_size=12)
 #: Markers: MARKER then lower-case letters, so a change of case changes them.
 markers = st.text("abcdefgh", min_size=1, max_size=4).map(MARKER.__add__)
-reasons = st.tuples(st.sampled_from("nr"), st.text("abcdef ", max_size=8)).map("".join)
 
 
 @dataclass
@@ -409,7 +413,7 @@ def _draw_step(draw: st.DrawFn, kind: str, state: _State, max_commands: int) -> 
     effects = ["write", "command"] + (["edit"] if state.editable() else [])
     effect = _draw_step(draw, draw(st.sampled_from(effects)), state, max_commands)
     assert isinstance(effect, (EditFile, WriteFile, RunCommand))
-    return Denied(effect, draw(st.none() | reasons))
+    return Denied(effect)
 
 
 def _apply(state: _State, step: Step) -> None:
@@ -467,9 +471,7 @@ def plans(
         step = _draw_step(draw, kind, state, max_commands)
         _apply(state, step)
         steps.append(step)
-    return Plan(
-        files=files, steps=tuple(steps), approve_with_decision=draw(st.booleans())
-    )
+    return Plan(files=files, steps=tuple(steps))
 
 
 #: Where a real run's receipts go, simplest first: a log beside the root, a
@@ -570,14 +572,13 @@ EFFECTS_WORLD = played_world(
         steps=(
             Invalid(INVALID_REPLIES[0]),
             ReadFile("a.txt"),
-            Denied(command("@no"), "not now"),
+            Denied(command("@no")),
             EditFile("a.txt", "one", "two"),
             Refused("a.txt", "two\n" + _ABSENT, "its old text does not occur"),
             command("@yes"),
             command("@bad", 3),
-            Denied(WriteFile("new.txt", "x\n"), None),
+            Denied(WriteFile("new.txt", "x\n")),
         ),
-        approve_with_decision=True,
     ),
     FinalFact(marker="@e"),
     LogFact("memory"),
@@ -599,16 +600,15 @@ RICH_WORLD = played_world(
             ListFiles("."),
             EditFile("a.txt", "beta", "gamma"),
             command("@first"),
-            Denied(command("@denied"), "not now"),
+            Denied(command("@denied")),
             WriteFile("new.txt", "fresh\r\n"),
             Refused("docs/é.txt", "  Ünïcode 中 \n\n", "never read"),
             EditFile("src/c.py", "1", "2"),
             command("@second", 3),
-            Denied(WriteFile("out.md", "never\n"), None),
+            Denied(WriteFile("out.md", "never\n")),
             Invalid(INVALID_REPLIES[1]),
             ReadFile("docs/é.txt"),
         ),
-        approve_with_decision=True,
     ),
     FinalFact(marker="@fin"),
     LogFact("path", "beside"),

@@ -91,11 +91,6 @@ COURSE = {
             max_write_bytes: int = 65536
             command_timeout_seconds: float = 30.0
 
-        @dataclass(frozen=True)
-        class ApprovalDecision:
-            approved: bool
-            reason: str = ""
-
         @dataclass
         class Workspace:
             policy: ToolPolicy
@@ -215,7 +210,8 @@ def make_starter(root: Path) -> Path:
 
 
 def test_a_course_folder_loads_without_running_its_init(tmp_path: Path) -> None:
-    """A course folder loads its Day 7 modules and never runs __init__.py."""
+    """A course folder loads its Day 7 modules and never runs __init__.py; a
+    folder as at Day 7 (no Day 8 ApprovalDecision) misses no name."""
     folder = make_course(tmp_path)
     target = load_target(impl_path=folder)
     assert target.label == f"folder {folder}"

@@ -283,6 +283,8 @@ def test_the_chapter_scenario_passes_its_five_checks(target):
                 expected="the approval callback seeing ['edit_file', 'run_command']",
                 observed=f"the approval callback seeing {seen}",
                 hint=placed(
-                    "the loop asks approval once per effect, in order", "run_agent"
+                    "Day 3: the workspace asks confirm_tool(action) once per write,"
+                    " edit or command it runs, in order",
+                    "Workspace.execute",
                 ),
             )

@@ -1,5 +1,9 @@
 """The surface: the target defines every Day 7 name, shaped as the contract says.
 
+Only names a Day 7 learner has (judge.target.REQUIRED_NAMES): the course's
+later days add names (Day 8's ApprovalDecision) that a Day 7 verdict must
+not need.
+
 Every other invariant reaches the implementation through these names, so a
 missing or misshapen one is reported here once, by name, while the facts
 that need it fail on their own with "X is not defined in <target>".
@@ -37,7 +41,6 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "max_write_bytes",
         "command_timeout_seconds",
     ),
-    "ApprovalDecision": ("approved", "reason"),
     "Workspace": ("policy", "confirm_tool", "receipt_store"),
     "EffectReceipt": (
         "tool_call_id",
@@ -97,8 +100,11 @@ def _defined(target: Target, name: str) -> dict:
 def test_has_name(target: Target, name: str) -> None:
     """The target defines every public name of the Day 7 surface.
 
-    Task: all of Day 7 (and the Days 1-6 substrate it judges). Why: a learner
-    who renames or forgets one name should read that name, not a crash.
+    Task: all of Day 7 (and the Days 1-6 substrate it judges), the names a
+    learner has at Day 7 and keeps at every later day: no Day 8 or Day 9
+    name (`ApprovalDecision`, branching, evidence) is required, so a
+    learner at Day 7 passes as one at Day 9 does. Why: a learner who
+    renames or forgets one name should read that name, not a crash.
     """
     _defined(target, name)
 

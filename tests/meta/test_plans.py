@@ -7,6 +7,8 @@ every event, file, receipt and approval is compared with the replay.
 
 from __future__ import annotations
 
+import dataclasses
+import types
 from dataclasses import replace
 
 import pytest
@@ -14,7 +16,13 @@ from hypothesis import given, settings
 
 import evaluator
 from judge import load_target, materialise
-from strategies import CHAPTER_WORLD, World, played_worlds, replay
+from strategies import (
+    CHAPTER_WORLD,
+    World,
+    played_worlds,
+    replay,
+    with_written_worlds,
+)
 
 
 @settings(max_examples=40, database=None, deadline=None)
@@ -60,3 +68,42 @@ def test_a_real_runs_store_raises_on_lookup_only_after_the_run() -> None:
             built.receipts.get("call-1")
     with materialise(world, target) as built:
         assert isinstance(built.receipts.get("call-1"), evaluator.EffectReceipt)
+
+
+class Day7Workspace(evaluator.Workspace):
+    """The bundled workspace with the course's Day 7 rules where Day 8 changes
+    them: an effect is approved only by a callback that is not None and
+    returns exactly True (an ApprovalDecision, the starter's unfinished class
+    or not, denies), and a new call id never skips ids the store holds."""
+
+    def _approve(self, action: evaluator.ToolAction) -> None:
+        if self.confirm_tool is None or self.confirm_tool(action) is not True:
+            raise evaluator.AgentError("operator denied the tool action")
+
+    def _new_call_id(self) -> str:
+        call_id = f"call-{self._next_call_number}"
+        self._next_call_number += 1
+        return call_id
+
+
+@settings(max_examples=25, database=None, deadline=None)
+@given(world=played_worlds())
+@with_written_worlds()
+def test_a_day_7_workspace_plays_every_plan(world: World) -> None:
+    """Every plan, written or drawn, is played by a workspace with Day 7's
+    approval and call-id rules exactly as its replay says.
+
+    Day 7 task 7 (real runs of the learner's own loop): a learner judged for
+    Day 7 may not have Day 8's ApprovalDecision, truth-value callback or
+    call ids that skip a loaded log, so no plan may need them. Why it
+    matters: a plan that approves with an ApprovalDecision fails every
+    correct Day 7 learner's real runs (the builder checks each event, the
+    approvals and the files, and fails the world otherwise).
+    """
+    bundled = load_target()
+    names = types.MappingProxyType({**bundled.names, "Workspace": Day7Workspace})
+    target = dataclasses.replace(bundled, names=names)
+    with materialise(world, target) as built:
+        assert built.run.completed is True
+        for planned in replay(world.plan).receipts:
+            assert built.receipts.get(planned.call_id) is not None
