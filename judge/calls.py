@@ -60,6 +60,7 @@ __all__ = [
     "call_target",
     "describing",
     "expect_error",
+    "raise_hint",
     "report_view",
     "substrate_lesson",
     "timed_out",
@@ -100,9 +101,11 @@ _RETURNS: dict[str, str] = {
     "render": "a string",
 }
 
+# What a call that raised must do instead: the contract, not a guess at what
+# in the world made it raise (the lesson's own words say what was raised).
 _RAISE_HINTS: dict[str, str] = {
-    "evaluate_run": "unavailable evidence is a failed check with its detail,"
-    " never an exception",
+    "evaluate_run": "evaluate_run returns a report for every world: a fact it"
+    " cannot confirm is a failed check with its detail, never an exception",
 }
 
 _BASE_HINTS: dict[str, str] = {
@@ -183,10 +186,7 @@ def call_target(
             expected=f"to {should_do}",
             observed=raised,
             headline=f"{raised}, but should {should_do}",
-            hint=placed(
-                _BASE_HINTS.get(type(value).__name__, _RAISE_HINTS.get(short, "")),
-                *raised_place(what, value, topic),
-            ),
+            hint=raise_hint(what, value, topic),
             topic=topic,
             reproduce=reproduce,
             cause=raised_cause(what, value, topic),
@@ -295,11 +295,11 @@ def _attempt(
             return False, error
         else:
             return True, value
-    except MemoryError:
+    except MemoryError as error:
         raise CallAborted(
             world=world,
             expected=f"{what} to return within bounded memory",
-            observed=f"{what} raised MemoryError",
+            observed=f"{what} raised {_one_line(error)}",
             headline=f"{what} ran out of memory (MemoryError)",
             hint=placed(
                 _MEMORY_HINTS.get(short, "a call must not need unbounded memory"),
@@ -366,6 +366,21 @@ def timed_out(
         reproduce=reproduce,
         cause=hang_cause(what, where),
     )
+
+
+def raise_hint(what: str, error: BaseException, topic: str = "day7") -> str:
+    """The hint for a call `what` that raised `error`, from what happened
+    alone (never a guess at what in the world made it raise): the error's
+    type and the learner's function it escaped from (judge.causes.escaped),
+    what the call must do instead, and where to change it."""
+    short, name = short_name(what), type(error).__name__
+    place = raised_place(what, error, topic)
+    if name in _BASE_HINTS:
+        return placed(_BASE_HINTS[name], *place)
+    function = place[0] or short
+    happened = f"{name} escaped from {function}"
+    should = _RAISE_HINTS.get(short, "")
+    return placed(f"{happened}; {should}" if should else happened, *place)
 
 
 def _is_machinery(error: BaseException) -> bool:
@@ -612,6 +627,6 @@ def expect_error(
 def _one_line(error: BaseException) -> str:
     try:
         text = " ".join(str(error).split())
-    except Exception:  # the target's own exception may not print
-        text = "(its message cannot be printed)"
+    except Exception as failed:  # the target's own exception may not print
+        text = f"(its str() raised {type(failed).__name__})"
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
