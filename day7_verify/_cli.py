@@ -62,6 +62,7 @@ from day7_verify._space import DEFAULT_SPACE, default_space, why_unbounded
 from day7_verify._text import class_lines, learner_lines, verdict_line
 from day7_verify._uids import UidError
 from judge.target import LEVELS
+from strategies.budget import EXAMPLES, THOROUGH_EXAMPLES
 
 __all__ = ["main"]
 
@@ -218,7 +219,7 @@ def _judge_parser() -> _Parser:
         choices=PROFILES,
         default="ci",
         help="Hypothesis profile: how many examples each property draws; ci and dev"
-        " draw 60, thorough 1000 (default ci)",
+        f" draw {EXAMPLES}, thorough {THOROUGH_EXAMPLES} (default ci)",
     )
     parser.add_argument(
         "--seed",
@@ -367,7 +368,7 @@ def _write_reports(
     that could not be made or written (the others are written regardless)."""
     wanted: list[tuple[str, Callable[[], str]]] = [
         ("json", report.dumps),
-        ("html", lambda: html_page(report)),
+        ("html", lambda: html_page(report, getattr(options, "verbose", False))),
         ("junit", lambda: junit_xml(report)),
         *extra,
     ]

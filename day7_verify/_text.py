@@ -444,4 +444,11 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
                 text, 100, subsequent_indent="  ", break_on_hyphens=False
             )
             lines += [line.replace("\xa0", " ") for line in wrapped]
+    if report.gone:
+        lines += [
+            "",
+            f"gone since the baseline ({len(report.gone)}): judged then,"
+            " their folder is no longer there",
+        ]
+        lines += [f"  {path}  (was {status})" for path, status in report.gone]
     return [terminal_text(line) for line in lines]

@@ -373,14 +373,18 @@ def raise_hint(what: str, error: BaseException, topic: str = "day7") -> str:
     alone (never a guess at what in the world made it raise): the error's
     type and the learner's function it escaped from (judge.causes.escaped),
     what the call must do instead, and where to change it."""
-    short, name = short_name(what), type(error).__name__
     place = raised_place(what, error, topic)
-    if name in _BASE_HINTS:
-        return placed(_BASE_HINTS[name], *place)
-    function = place[0] or short
-    happened = f"{name} escaped from {function}"
-    should = _RAISE_HINTS.get(short, "")
+    if type(error).__name__ in _BASE_HINTS:
+        return placed(_BASE_HINTS[type(error).__name__], *place)
+    happened = _happened(what, error, topic)
+    should = _RAISE_HINTS.get(short_name(what), "")
     return placed(f"{happened}; {should}" if should else happened, *place)
+
+
+def _happened(what: str, error: BaseException, topic: str) -> str:
+    """ "<type> escaped from <the learner's function>" (else the call's name)."""
+    function = raised_place(what, error, topic)[0] or short_name(what)
+    return f"{type(error).__name__} escaped from {function}"
 
 
 def _is_machinery(error: BaseException) -> bool:
@@ -600,13 +604,21 @@ def expect_error(
             cause=f"surface:{short_name(what)}",
         )
     if not isinstance(value, error):
+        # What happened first (the error, the function it escaped from), and
+        # its cause a raise's: a call that raises whatever it is given is one
+        # mistake, told once, not once more as a refusal of the wrong kind.
+        happened = _happened(what, value, "day7")
         fail(
             world=world,
             expected=f"{what} to {should}",
             observed=f"{what} raised {_one_line(value)}",
             headline=f"{what} raised {_one_line(value)}, but should {should}",
-            hint=placed(hint, change_for(what)),
+            hint=placed(
+                "; ".join(part for part in (happened, hint) if part),
+                *raised_place(what, value, "day7"),
+            ),
             reproduce=reproduce,
+            cause=raised_cause(what, value),
         )
     if mentions is not None and mentions not in str(value):
         message = f"{error.__name__}: {str(value)!r}"
