@@ -205,12 +205,12 @@ def judge(
     """
     with _uid(uids) as uid:
         judged = _judge(learner, settings, manifest, workroot, uid, tables)
-    return replace(
-        judged,
-        verdict=scored(
-            counted(at_level(judged.verdict, settings.level), settings.level)
-        ),
-    )
+    verdict = scored(counted(at_level(judged.verdict, settings.level), settings.level))
+    if verdict.status == "error":
+        # Scored as nothing run (0 of every point), but told as what it is:
+        # the folder's error, not a row per invariant that never ran.
+        verdict = replace(verdict, invariants=())
+    return replace(judged, verdict=verdict)
 
 
 @contextlib.contextmanager

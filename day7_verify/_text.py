@@ -226,7 +226,10 @@ def learner_lines(
     lines = [verdict_line(verdict)]
     if isolation is not None:
         lines.append(f"  judged under {isolation} isolation")
-    if seed is not None:
+    if verdict.status == "error":
+        # Nothing was drawn: no seed to draw again, no invariant to list.
+        lines.append("  no invariant was judged: the folder must load first")
+    elif seed is not None:
         lines.append(seed_line(verdict.path, seed, level))
     lines += _lessons_section(verdict, verbose)
     lines += _invariant_rows(verdict, level)

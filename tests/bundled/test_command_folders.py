@@ -483,3 +483,27 @@ def test_a_relative_scratch_is_given_to_the_judge_absolute(
     monkeypatch.chdir(tmp_path)
     _main("ada", "--scratch", "room")
     assert seen == [tmp_path / "room"]
+
+
+def test_an_error_learner_is_its_error_with_no_seed_and_no_rows(
+    tmp_path: Path, judged: list[str], capsys
+):
+    """A folder that cannot be judged is told as its error and why nothing was
+    judged: no seed line (nothing was drawn), no NOT-RUN row per invariant,
+    in the terminal, the JSON and the page (issue 36)."""
+    import json
+
+    root = _class(tmp_path)
+    report, page = tmp_path / "r.json", tmp_path / "r.html"
+    code = _main(
+        str(root / "bob"), "--seed", "5", "--json", str(report), "--html", str(page)
+    )
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "ERROR" in out and "no invariant was judged" in out
+    assert "seed 5" not in out and "NOT-RUN" not in out
+    [learner] = json.loads(report.read_text(encoding="utf-8"))["learners"]
+    assert learner["status"] == "error" and not learner["invariants"]
+    assert learner["score"]["possible"] > 0  # scored as nothing run
+    html = page.read_text(encoding="utf-8")
+    assert "c-not-run" not in html
