@@ -273,6 +273,12 @@ def _attempt(
             if late.bound is not bound:
                 raise  # an outer bound: the whole test ran out of time
             where = late.where
+            if late.memory is not None and late.memory.exhausted:
+                # Out of time while filling memory (an allocation in a loop
+                # the limit had not stopped yet): told as memory, with both.
+                raise _filling_memory(
+                    what, short, seconds, late, world, reproduce
+                ) from None
         except (InvariantFailure, CallAborted, MemoryError, KeyboardInterrupt):
             raise
         except WorkerHung as hung:
@@ -320,6 +326,37 @@ def _attempt(
         hint=_HANG_HINTS.get(short, ""),
         reproduce=reproduce,
     ) from None
+
+
+def _filling_memory(
+    what: str,
+    short: str,
+    seconds: float | None,
+    late: OutOfTime,
+    world: str,
+    reproduce: str,
+) -> CallAborted:
+    """The lesson of a call ended by its clock with most of its memory used."""
+    assert late.memory is not None
+    used = f"{late.memory.peak >> 20} MiB of its {late.memory.limit >> 20} MiB limit"
+    place = frame_place(late.where)
+    running = f"; it was running {place}" if place else ""
+    return CallAborted(
+        world=world,
+        expected=f"{what} to return within bounded memory",
+        observed=f"{what} still running after {seconds:g} s, its memory grown to"
+        f" {used}",
+        headline=f"{what} ran out of memory: after {seconds:g} s it had grown to"
+        f" {used} and was still allocating{running}",
+        hint=at_frame(
+            _MEMORY_HINTS.get(short, "a call must not need unbounded memory"),
+            what,
+            late.where,
+        ),
+        topic="memory",
+        reproduce=reproduce,
+        cause=f"memory:{short}",
+    )
 
 
 _CRASH_HINT = (

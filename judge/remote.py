@@ -55,6 +55,7 @@ __all__ = [
     "REQUEST_SECONDS",
     "Bound",
     "Client",
+    "Memory",
     "OutOfTime",
     "Remote",
     "RemoteError",
@@ -274,13 +275,37 @@ class OutOfTime(BaseException):
     A BaseException, as a hang is never an ordinary failure: Hypothesis
     neither shrinks nor replays it (it would only hang again), and the
     `bounded` block that set `bound` makes it a lesson. `where` is the
-    worker's stack as it was ended, innermost first.
+    worker's stack as it was ended, innermost first; `memory` the worker's
+    peak address space then and its limit, in bytes (`Memory`), where known.
     """
 
-    def __init__(self, bound: Bound, where: tuple[tuple[str, int, str], ...]) -> None:
+    def __init__(
+        self,
+        bound: Bound,
+        where: tuple[tuple[str, int, str], ...],
+        memory: Memory | None = None,
+    ) -> None:
         super().__init__(f"did not finish within {bound.seconds:g} s")
         self.bound = bound
         self.where = where
+        self.memory = memory
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A worker's peak address space (VmPeak) as it was ended, and the limit
+    (RLIMIT_AS) it ran under, in bytes: read by the judge from /proc, never
+    the worker's word."""
+
+    peak: int
+    limit: int
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the worker had used most of what it may (more than half:
+        a correct evaluator needs a few tens of MiB of a limit of GiB), so a
+        call that ran out of time was filling memory, not only looping."""
+        return self.limit > 0 and self.peak * 2 > self.limit
 
 
 class _Dead:
@@ -414,9 +439,10 @@ class Client:
             left = due - time.monotonic()
             if left <= 0:
                 where = self.hang_where()
+                memory = self.worker_memory()
                 self.stop()
                 if bound is not None:
-                    raise OutOfTime(bound, where)
+                    raise OutOfTime(bound, where, memory)
                 raise WorkerHung(f"{what} did not answer within its bound", where)
             ready, _, _ = select.select([stream], [], [], left)
             if ready:
@@ -473,6 +499,22 @@ class Client:
             if match:
                 frames.append((match["file"], int(match["line"]), match["function"]))
         return tuple(frames)
+
+    def worker_memory(self) -> Memory | None:
+        """The worker's peak address space and its limit, read from /proc as
+        it is ended; None without a limit or where /proc does not say."""
+        limit = self.settings.get("memory")
+        pid = self._worker_pid()
+        if not isinstance(limit, int) or pid is None:
+            return None
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+                for line in f:
+                    if line.startswith("VmPeak:"):
+                        return Memory(int(line.split()[1]) * 1024, limit)
+        except (OSError, ValueError, IndexError):
+            pass
+        return None
 
     def _worker_pid(self) -> int | None:
         """The interpreter's pid as the judge sees it: below bwrap's two

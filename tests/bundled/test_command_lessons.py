@@ -57,6 +57,15 @@ def _cohort(parent: Path) -> None:
     _replaced(learner_folder(parent, "decode-escapes"), _OBSERVE, _DECODES)
     _replaced(learner_folder(parent, "final-none-raises"), _FINAL_IS_TEXT, "")
     learner_folder(parent, "always-raises", "always-raises")
+    learner_folder(parent, "in-memory-store", "bug:receipts-not-reloaded")
+    # Two mistakes: render's verdict word in lower case, and a file check
+    # that accepts a file with one more trailing newline.
+    lower = learner_folder(parent, "render-lower-and-file", "bug:file-trailing-newline")
+    _replaced(
+        lower,
+        'return "PASS" if passed else "FAIL"',
+        'return "pass" if passed else "FAIL"',
+    )
     learner_folder(parent, "passes-empty", "bug:report-passes-empty")
     learner_folder(parent, "first-of-tool", "bug:result-first-of-tool-only")
     learner_folder(parent, "lookup-escapes", "bug:receipt-lookup-error-escapes")
@@ -208,3 +217,27 @@ def test_a_probe_that_always_raises_is_not_told_about_subclasses(judged):
     for lesson in learner["lessons"]:
         assert "isinstance(" not in lesson["hint"], lesson
         assert lesson["cause"] != "argument:subclass", lesson
+
+
+def test_receipts_asked_of_the_store_in_memory_are_one_lesson(judged):
+    """A receipt check that asks the store it was given instead of reloading
+    the log is one lesson (check:receipt), naming stateless among what it
+    breaks: the stale verdict after the log was rewritten is right once the
+    store is reloaded, so it is that mistake, not state kept by evaluation."""
+    learner = judged["learners"]["in-memory-store"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    causes = [lesson["cause"] for lesson in learner["lessons"]]
+    assert causes == ["check:receipt"], causes
+    assert "stateless" in learner["lessons"][0]["invariants"]
+
+
+def test_one_render_mistake_is_one_lesson_and_a_second_mistake_its_own(judged):
+    """render() with a lower-case PASS breaks render-grammar and the chapter
+    scenario: one lesson (render:grammar); the file check's mistake beside it
+    is a lesson of its own, not hidden by it."""
+    learner = judged["learners"]["render-lower-and-file"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    by_cause = {lesson["cause"]: lesson for lesson in learner["lessons"]}
+    assert set(by_cause) == {"render:grammar", "check:file"}, list(by_cause)
+    render = by_cause["render:grammar"]["invariants"]
+    assert {"render-grammar", "chapter-scenario"} <= set(render)

@@ -293,3 +293,50 @@ def test_the_learners_function_is_named_in_the_hint(learner) -> None:
     assert lesson.hint.endswith("change _file_check in evaluation.py"), lesson.hint
     assert "unavailable evidence" not in lesson.hint
     assert lesson.cause == "raises:evaluate_run:_file_check"
+
+
+#: A learner's evaluate_run that fills memory slowly (1 MiB a step, touched),
+#: then holds it, or only sleeps: neither returns before its call limit.
+_FILLS = """\
+import time
+
+
+def evaluate_run(run, workspace=None, receipts=None, case=None):
+    kept = []
+    while True:
+        if run == "fills" and len(kept) < 700:
+            kept.append(bytearray(1 << 20))
+        else:
+            time.sleep(0.01)
+"""
+
+
+@pytest.mark.parametrize(("how", "topic"), [("fills", "memory"), ("sleeps", "hang")])
+def test_a_call_ended_by_its_clock_while_filling_memory_is_told_as_memory(
+    tmp_path, how, topic
+) -> None:
+    """A call that is still allocating when its clock ends it, having used
+    most of the worker's memory limit, is an out-of-memory lesson saying how
+    much it had grown to; one that only loops is a hang (issue 36: a memory
+    hog allocating in a loop was told it hung)."""
+    from judge.limits import CallLimits, use_call_limits
+
+    (tmp_path / "evaluation.py").write_text(_FILLS, encoding="utf-8")
+    target = load_target(impl_path=tmp_path)
+    target.client.settings = {**target.client.settings, "memory": 1 << 30}
+    target.client.stop()  # the next request starts a worker under the limit
+    previous = use_call_limits(CallLimits(seconds=4.0))
+    try:
+        with pytest.raises(CallAborted) as raised:
+            call_target(WHAT, target.evaluate_run, how)
+    finally:
+        use_call_limits(previous)
+        target.client.stop()
+    lesson = raised.value
+    assert lesson.topic == topic, lesson.headline
+    if topic == "memory":
+        assert lesson.cause == "memory:evaluate_run"
+        assert "ran out of memory" in lesson.headline
+        assert "of its 1024 MiB limit" in lesson.headline
+    else:
+        assert lesson.cause.startswith("hang:")
