@@ -492,7 +492,10 @@ def test_the_page_finds_a_hang_by_its_filter_and_shows_the_whole_world():
     from day7_verify._html import html_page
 
     whole = "final: done\nfile a.txt: holds it\nfile b.txt: missing"
-    narrowed = "final: done\n1 other fact(s) of the world, not file:a.txt's, not shown here (--verbose shows the whole world)"
+    narrowed = (
+        "final: done\n1 other fact(s) of the world, not file:a.txt's, not shown"
+        " here (--verbose shows the whole world)"
+    )
     hung = LearnerVerdict(
         "c/hangs",
         "fail",
@@ -519,7 +522,8 @@ def test_the_page_finds_a_hang_by_its_filter_and_shows_the_whole_world():
     button = re.search(r'<button[^>]*data-filter="timeout"[^>]*>', page).group(0)
     assert "disabled" not in button
     assert re.search(
-        r'data-filter="timeout"[^<]*<span class="mark"[^>]*>[^<]*</span> timeout <span class="n">1</span>',
+        r'data-filter="timeout"[^<]*<span class="mark"[^>]*>[^<]*</span>'
+        r' timeout <span class="n">1</span>',
         page,
     )
     assert 'data-status="fail" data-has="timeout" data-learner="c/hangs"' in page
