@@ -208,15 +208,20 @@ def test_a_raise_on_a_none_final_is_not_told_it_was_unavailable_evidence(judged)
         assert "TypeError escaped from _final_check" in lesson["hint"], lesson["hint"]
 
 
-def test_a_probe_that_always_raises_is_not_told_about_subclasses(judged):
-    """An evaluate_run that raises on every call is told it raises, never to
-    use isinstance rather than type() is (a hint from the world that found
-    it, not from what the code did)."""
+def test_a_probe_that_always_raises_is_one_lesson_not_told_about_subclasses(judged):
+    """An evaluate_run that raises on every call is one lesson that says it
+    raises, never told to use isinstance rather than type() is (a hint from
+    the world that found it, not from what the code did)."""
     learner = judged["learners"]["always-raises"]
     assert learner["status"] == "fail", judged["finished"].stderr
     for lesson in learner["lessons"]:
         assert "isinstance(" not in lesson["hint"], lesson
         assert lesson["cause"] != "argument:subclass", lesson
+    # One mistake, one lesson: its refusal of a wrong argument with the wrong
+    # exception is the same raise, not a lesson of its own.
+    causes = [lesson["cause"] for lesson in learner["lessons"]]
+    assert causes == ["raises:evaluate_run:evaluate_run"], causes
+    assert "RuntimeError escaped from evaluate_run" in learner["lessons"][0]["hint"]
 
 
 def test_receipts_asked_of_the_store_in_memory_are_one_lesson(judged):
