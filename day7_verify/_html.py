@@ -34,7 +34,6 @@ from day7_verify._report import (
     short_names,
 )
 from judge.ordering import invariants_at
-from strategies.world import VERBOSE_SHOWS_IT
 
 __all__ = ["MARKS", "html_page"]
 
@@ -680,6 +679,10 @@ def _world_fields(lesson: Mapping[str, Any], verbose: bool) -> list[str]:
         return [f"<dt>world</dt><dd>{_e(whole)}</dd>"]
     if not whole:
         return [f"<dt>world</dt><dd>{_e(world)}</dd>"] if world else []
+    # Imported here: strategies.world is heavy for the command's start-up,
+    # and only a page with a cut world needs its words.
+    from strategies.world import VERBOSE_SHOWS_IT
+
     world = world.replace(VERBOSE_SHOWS_IT, "(the whole world is below)")
     return [
         f'<dt>world</dt><dd>{_e(world)}<details class="whole"><summary>the whole'
