@@ -59,7 +59,7 @@ from day7_verify._safe import terminal_text
 from day7_verify._sandbox import ISOLATIONS, detect, unavailable
 from day7_verify._shard import merge, parse_shard, select
 from day7_verify._space import DEFAULT_SPACE, default_space, why_unbounded
-from day7_verify._text import class_lines, learner_lines, verdict_line
+from day7_verify._text import class_lines, gone_lines, learner_lines, verdict_line
 from day7_verify._uids import UidError
 from judge.target import LEVELS
 from strategies.budget import EXAMPLES, THOROUGH_EXAMPLES
@@ -573,6 +573,7 @@ def _judge(argv: Sequence[str]) -> int:
             isolation=settings.isolation,
             seed=settings.seed,
         )
+        lines += gone_lines(report)
         whole = "\n".join(lines)
         extra.append(
             (

@@ -32,6 +32,7 @@ from day7_verify._width import width as columns
 __all__ = [
     "MARKS",
     "class_lines",
+    "gone_lines",
     "learner_lines",
     "ordered_lessons",
     "runnable",
@@ -447,11 +448,17 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
                 text, 100, subsequent_indent="  ", break_on_hyphens=False
             )
             lines += [line.replace("\xa0", " ") for line in wrapped]
-    if report.gone:
-        lines += [
-            "",
-            f"gone since the baseline ({len(report.gone)}): judged then,"
-            " their folder is no longer there",
-        ]
-        lines += [f"  {path}  (was {status})" for path, status in report.gone]
+    lines += gone_lines(report)
     return [terminal_text(line) for line in lines]
+
+
+def gone_lines(report: ClassReport) -> list[str]:
+    """The learners the baseline judged whose folder is no longer there."""
+    if not report.gone:
+        return []
+    return [
+        "",
+        f"gone since the baseline ({len(report.gone)}): judged then, their folder"
+        " is no longer there",
+        *(terminal_text(f"  {path}  (was {status})") for path, status in report.gone),
+    ]
