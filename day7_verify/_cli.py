@@ -60,8 +60,14 @@ from day7_verify.reports._report import (
 )
 from day7_verify.reports._safe import terminal_text
 from day7_verify.reports._shard import merge, parse_shard, select
-from day7_verify.reports._text import class_lines, learner_lines, verdict_line
+from day7_verify.reports._text import (
+    class_lines,
+    gone_lines,
+    learner_lines,
+    verdict_line,
+)
 from judge.target import LEVELS
+from strategies.budget import EXAMPLES, THOROUGH_EXAMPLES
 
 __all__ = ["main"]
 
@@ -220,7 +226,7 @@ def _judge_parser() -> _Parser:
         choices=PROFILES,
         default="ci",
         help="Hypothesis profile: how many examples each property draws; ci and dev"
-        " draw 60, thorough 1000 (default ci)",
+        f" draw {EXAMPLES}, thorough {THOROUGH_EXAMPLES} (default ci)",
     )
     parser.add_argument(
         "--seed",
@@ -326,7 +332,7 @@ def _write_reports(
     `error` row, saying why (`_rendered`); the others are as they were."""
     wanted: list[tuple[str, Callable[[ClassReport], str]]] = [
         ("json", ClassReport.dumps),
-        ("html", html_page),
+        ("html", lambda one: html_page(one, getattr(options, "verbose", False))),
         ("junit", junit_xml),
         *extra,
     ]
@@ -565,15 +571,14 @@ def _judge(argv: Sequence[str]) -> int:
     if len(report.learners) == 1 and not many:
 
         def whole(one: ClassReport) -> str:
-            return "\n".join(
-                learner_lines(
-                    one.learners[0],
-                    settings.level,
-                    options.verbose,
-                    isolation=settings.isolation,
-                    seed=settings.seed,
-                )
+            lines = learner_lines(
+                one.learners[0],
+                settings.level,
+                options.verbose,
+                isolation=settings.isolation,
+                seed=settings.seed,
             )
+            return "\n".join([*lines, *gone_lines(one)])
 
         def gradescope(one: ClassReport) -> str:
             results = gradescope_results(

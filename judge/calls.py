@@ -60,6 +60,7 @@ __all__ = [
     "call_target",
     "describing",
     "expect_error",
+    "raise_hint",
     "report_view",
     "substrate_lesson",
     "timed_out",
@@ -100,9 +101,11 @@ _RETURNS: dict[str, str] = {
     "render": "a string",
 }
 
+# What a call that raised must do instead: the contract, not a guess at what
+# in the world made it raise (the lesson's own words say what was raised).
 _RAISE_HINTS: dict[str, str] = {
-    "evaluate_run": "unavailable evidence is a failed check with its detail,"
-    " never an exception",
+    "evaluate_run": "evaluate_run returns a report for every world: a fact it"
+    " cannot confirm is a failed check with its detail, never an exception",
 }
 
 _BASE_HINTS: dict[str, str] = {
@@ -183,10 +186,7 @@ def call_target(
             expected=f"to {should_do}",
             observed=raised,
             headline=f"{raised}, but should {should_do}",
-            hint=placed(
-                _BASE_HINTS.get(type(value).__name__, _RAISE_HINTS.get(short, "")),
-                *raised_place(what, value, topic),
-            ),
+            hint=raise_hint(what, value, topic),
             topic=topic,
             reproduce=reproduce,
             cause=raised_cause(what, value, topic),
@@ -273,6 +273,12 @@ def _attempt(
             if late.bound is not bound:
                 raise  # an outer bound: the whole test ran out of time
             where = late.where
+            if late.memory is not None and late.memory.exhausted:
+                # Out of time while filling memory (an allocation in a loop
+                # the limit had not stopped yet): told as memory, with both.
+                raise _filling_memory(
+                    what, short, seconds, late, world, reproduce
+                ) from None
         except (InvariantFailure, CallAborted, MemoryError, KeyboardInterrupt):
             raise
         except WorkerHung as hung:
@@ -295,11 +301,11 @@ def _attempt(
             return False, error
         else:
             return True, value
-    except MemoryError:
+    except MemoryError as error:
         raise CallAborted(
             world=world,
             expected=f"{what} to return within bounded memory",
-            observed=f"{what} raised MemoryError",
+            observed=f"{what} raised {_one_line(error)}",
             headline=f"{what} ran out of memory (MemoryError)",
             hint=placed(
                 _MEMORY_HINTS.get(short, "a call must not need unbounded memory"),
@@ -320,6 +326,37 @@ def _attempt(
         hint=_HANG_HINTS.get(short, ""),
         reproduce=reproduce,
     ) from None
+
+
+def _filling_memory(
+    what: str,
+    short: str,
+    seconds: float | None,
+    late: OutOfTime,
+    world: str,
+    reproduce: str,
+) -> CallAborted:
+    """The lesson of a call ended by its clock with most of its memory used."""
+    assert late.memory is not None
+    used = f"{late.memory.peak >> 20} MiB of its {late.memory.limit >> 20} MiB limit"
+    place = frame_place(late.where)
+    running = f"; it was running {place}" if place else ""
+    return CallAborted(
+        world=world,
+        expected=f"{what} to return within bounded memory",
+        observed=f"{what} still running after {seconds:g} s, its memory grown to"
+        f" {used}",
+        headline=f"{what} ran out of memory: after {seconds:g} s it had grown to"
+        f" {used} and was still allocating{running}",
+        hint=at_frame(
+            _MEMORY_HINTS.get(short, "a call must not need unbounded memory"),
+            what,
+            late.where,
+        ),
+        topic="memory",
+        reproduce=reproduce,
+        cause=f"memory:{short}",
+    )
 
 
 _CRASH_HINT = (
@@ -366,6 +403,25 @@ def timed_out(
         reproduce=reproduce,
         cause=hang_cause(what, where),
     )
+
+
+def raise_hint(what: str, error: BaseException, topic: str = "day7") -> str:
+    """The hint for a call `what` that raised `error`, from what happened
+    alone (never a guess at what in the world made it raise): the error's
+    type and the learner's function it escaped from (judge.causes.escaped),
+    what the call must do instead, and where to change it."""
+    place = raised_place(what, error, topic)
+    if type(error).__name__ in _BASE_HINTS:
+        return placed(_BASE_HINTS[type(error).__name__], *place)
+    happened = _happened(what, error, topic)
+    should = _RAISE_HINTS.get(short_name(what), "")
+    return placed(f"{happened}; {should}" if should else happened, *place)
+
+
+def _happened(what: str, error: BaseException, topic: str) -> str:
+    """ "<type> escaped from <the learner's function>" (else the call's name)."""
+    function = raised_place(what, error, topic)[0] or short_name(what)
+    return f"{type(error).__name__} escaped from {function}"
 
 
 def _is_machinery(error: BaseException) -> bool:
@@ -585,13 +641,21 @@ def expect_error(
             cause=f"surface:{short_name(what)}",
         )
     if not isinstance(value, error):
+        # What happened first (the error, the function it escaped from), and
+        # its cause a raise's: a call that raises whatever it is given is one
+        # mistake, told once, not once more as a refusal of the wrong kind.
+        happened = _happened(what, value, "day7")
         fail(
             world=world,
             expected=f"{what} to {should}",
             observed=f"{what} raised {_one_line(value)}",
             headline=f"{what} raised {_one_line(value)}, but should {should}",
-            hint=placed(hint, change_for(what)),
+            hint=placed(
+                "; ".join(part for part in (happened, hint) if part),
+                *raised_place(what, value, "day7"),
+            ),
             reproduce=reproduce,
+            cause=raised_cause(what, value),
         )
     if mentions is not None and mentions not in str(value):
         message = f"{error.__name__}: {str(value)!r}"
@@ -612,6 +676,6 @@ def expect_error(
 def _one_line(error: BaseException) -> str:
     try:
         text = " ".join(str(error).split())
-    except Exception:  # the target's own exception may not print
-        text = "(its message cannot be printed)"
+    except Exception as failed:  # the target's own exception may not print
+        text = f"(its str() raised {type(failed).__name__})"
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from judge.fixes import HOME, change_for, changing, placed
 
 __all__ = [
+    "RENDER_GRAMMAR",
     "at_frame",
     "called",
     "escaped",
@@ -32,6 +33,11 @@ __all__ = [
     "shape_cause",
     "short_name",
 ]
+
+
+#: The cause of a rendering that breaks render()'s grammar, wherever it is met
+#: (render-grammar's own rows, the chapter scenario's report): one mistake.
+RENDER_GRAMMAR = "render:grammar"
 
 
 def short_name(what: str) -> str:

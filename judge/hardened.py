@@ -20,7 +20,7 @@ from typing import Any
 
 from judge.access import accesses, violations
 from judge.build import materialise
-from judge.calls import report_view, timed_out
+from judge.calls import raise_hint, report_view, timed_out
 from judge.fixes import placed
 from judge.lessons import fail
 from judge.remote import OutOfTime, WorkerDied, WorkerHung, bounded, rebuilt
@@ -87,11 +87,7 @@ def judge_hostile(
                 world="",
                 expected=f"{EVALUATE} to return a report{fair}",
                 observed=f"{EVALUATE} raised {raised}",
-                hint=placed(
-                    "unavailable evidence is a failed check, never an exception; a"
-                    " value of the wrong type is simply not a match",
-                    "evaluate_run",
-                ),
+                hint=raise_hint(EVALUATE, error),
             )
         try:
             assert_truth(outcome.value, truth(world), level="hardened")

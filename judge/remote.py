@@ -55,6 +55,7 @@ __all__ = [
     "REQUEST_SECONDS",
     "Bound",
     "Client",
+    "Memory",
     "OutOfTime",
     "Remote",
     "RemoteError",
@@ -83,49 +84,87 @@ _FRAME = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+) in (?P<functio
 
 
 class RemoteError(Exception):
-    """An exception the target raised in the worker, rebuilt from its data.
+    """An exception the target raised in the worker, carried here as data.
 
     Its class has the target's exception's name and derives from the
     builtin exception that one derives from (so `except ValueError` still
     catches a learner's `class CaseError(ValueError)`); a BaseException that
     is not an Exception (SystemExit, KeyboardInterrupt) arrives as a plain
     RemoteError of that name: in the judge it must not stop anything.
+
+    Nothing of the learner's type is called here: the object is made with
+    its builtin base's `__new__` and no arguments (never a constructor with
+    guessed ones, which `UnicodeDecodeError` refuses), and its `str()` and
+    `repr()` are the ones the worker computed (`said`, the worker's data).
     """
 
     where: tuple[tuple[str, int, str], ...] = ()
+    said: dict[str, Any] = {}  # noqa: RUF012 (read only: each error sets its own)
+
+    def __str__(self) -> str:
+        text = self.said.get("message")
+        return text if isinstance(text, str) else Exception.__str__(self)
+
+    def __repr__(self) -> str:
+        text = self.said.get("repr")
+        return text if isinstance(text, str) else Exception.__repr__(self)
 
 
-_ERROR_CLASSES: dict[tuple[str, str], type[RemoteError]] = {}
+_ERROR_CLASSES: dict[tuple[str, str, str], type[RemoteError]] = {}
 
 
-def _error_class(name: str, builtin: str) -> type[RemoteError]:
-    key = (name, builtin)
+def _error_class(name: str, builtin: str, qualname: str = "") -> type[RemoteError]:
+    """The judge's class for the target's exception type `name` deriving from
+    the builtin `builtin`: one per (name, builtin, qualname), made here, no
+    code of the target's in it. Any name a type may have is kept."""
+    key = (name, builtin, qualname)
     made = _ERROR_CLASSES.get(key)
     if made is None:
         import builtins
 
         base = getattr(builtins, builtin, Exception)
+        # A group keeps its base, even a BaseExceptionGroup (its members here
+        # are all Exceptions, so it is one too, and stops nothing).
         if not (isinstance(base, type) and issubclass(base, Exception)):
-            base = Exception
+            base = base if _is_group(base) else Exception
         bases: tuple[type, ...] = (
             (RemoteError,) if base is Exception else (RemoteError, base)
         )
-        made = type(
-            name if name.isidentifier() else "Error", bases, {"__module__": "remote"}
-        )
+        space = {"__module__": "remote"}  # never the learner's module
+        if qualname:
+            space["__qualname__"] = qualname
+        try:
+            made = type(name, bases, space)
+        except (TypeError, ValueError):  # a NUL in the name, a layout refused
+            made = type("Error" if "\0" in name else name, (RemoteError,), space)
         _ERROR_CLASSES[key] = made
     return made
 
 
-def rebuilt(data: Any) -> RemoteError:
+def rebuilt(data: Any, depth: int = 0) -> RemoteError:
+    """The target's exception, from the worker's data (`worker.serve._error_data`):
+    an object that cannot fail to be made, whatever the data says."""
     if not isinstance(data, dict):
-        return _error_class("ProtocolError", "Exception")(
-            "the worker sent a malformed error"
-        )
-    kind = _error_class(
-        str(data.get("type", "Exception"))[:80], str(data.get("builtin", ""))
-    )
-    error = kind(str(data.get("message", ""))[:4000])
+        data = {"type": "ProtocolError", "message": "the worker sent a malformed error"}
+    said = {
+        key: value[:4000]
+        for key, value in data.items()
+        if key in ("message", "repr") and isinstance(value, str)
+    }
+    name = str(data.get("type", "Exception"))[:200]
+    qualname = str(data.get("qualname", ""))[:200]
+    kind = _error_class(name, str(data.get("builtin", ""))[:80], qualname)
+    error = _made(kind, data, depth)
+    object.__setattr__(error, "said", said)
+    args = data.get("args")
+    if isinstance(args, list):
+        with contextlib.suppress(Exception):
+            error.args = tuple(
+                a if isinstance(a, (str, int, bool)) else None for a in args
+            )
+    notes = data.get("notes")
+    if isinstance(notes, list) and notes:
+        error.__notes__ = [str(note)[:4000] for note in notes[:20]]
     where = data.get("where")
     if isinstance(where, list):
         error.where = tuple(
@@ -134,6 +173,31 @@ def rebuilt(data: Any) -> RemoteError:
             if isinstance(f, list) and len(f) == 3 and isinstance(f[1], int)
         )
     return error
+
+
+def _made(kind: type[RemoteError], data: dict[str, Any], depth: int) -> RemoteError:
+    """An instance of `kind`, made by its builtin base's `__new__` with no
+    arguments (a group's: its message and its errors, rebuilt), never by a
+    call of the class; a plain `RemoteError` subclass if even that fails."""
+    group = data.get("group")
+    try:
+        if isinstance(group, list) and group and depth < 4 and _is_group(kind):
+            inner = [rebuilt(item, depth + 1) for item in group[:20]]
+            message = data.get("args", [""])[0] if data.get("args") else ""
+            text = message if isinstance(message, str) else ""
+            # The builtin's own __new__ (its layout's), which Exception's is not.
+            return kind.__base__.__new__(kind, text, inner)  # type: ignore[call-arg]
+        return kind.__base__.__new__(kind)
+    except Exception:
+        plain = _error_class(kind.__name__, "Exception", kind.__qualname__)
+        return plain.__new__(plain)
+
+
+def _is_group(kind: object) -> bool:
+    import builtins
+
+    group = getattr(builtins, "BaseExceptionGroup", None)
+    return group is not None and isinstance(kind, type) and issubclass(kind, group)
 
 
 class WorkerDied(Exception):
@@ -211,13 +275,37 @@ class OutOfTime(BaseException):
     A BaseException, as a hang is never an ordinary failure: Hypothesis
     neither shrinks nor replays it (it would only hang again), and the
     `bounded` block that set `bound` makes it a lesson. `where` is the
-    worker's stack as it was ended, innermost first.
+    worker's stack as it was ended, innermost first; `memory` the worker's
+    peak address space then and its limit, in bytes (`Memory`), where known.
     """
 
-    def __init__(self, bound: Bound, where: tuple[tuple[str, int, str], ...]) -> None:
+    def __init__(
+        self,
+        bound: Bound,
+        where: tuple[tuple[str, int, str], ...],
+        memory: Memory | None = None,
+    ) -> None:
         super().__init__(f"did not finish within {bound.seconds:g} s")
         self.bound = bound
         self.where = where
+        self.memory = memory
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A worker's peak address space (VmPeak) as it was ended, and the limit
+    (RLIMIT_AS) it ran under, in bytes: read by the judge from /proc, never
+    the worker's word."""
+
+    peak: int
+    limit: int
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the worker had used most of what it may (more than half:
+        a correct evaluator needs a few tens of MiB of a limit of GiB), so a
+        call that ran out of time was filling memory, not only looping."""
+        return self.limit > 0 and self.peak * 2 > self.limit
 
 
 class _Dead:
@@ -351,9 +439,10 @@ class Client:
             left = due - time.monotonic()
             if left <= 0:
                 where = self.hang_where()
+                memory = self.worker_memory()
                 self.stop()
                 if bound is not None:
-                    raise OutOfTime(bound, where)
+                    raise OutOfTime(bound, where, memory)
                 raise WorkerHung(f"{what} did not answer within its bound", where)
             ready, _, _ = select.select([stream], [], [], left)
             if ready:
@@ -410,6 +499,22 @@ class Client:
             if match:
                 frames.append((match["file"], int(match["line"]), match["function"]))
         return tuple(frames)
+
+    def worker_memory(self) -> Memory | None:
+        """The worker's peak address space and its limit, read from /proc as
+        it is ended; None without a limit or where /proc does not say."""
+        limit = self.settings.get("memory")
+        pid = self._worker_pid()
+        if not isinstance(limit, int) or pid is None:
+            return None
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+                for line in f:
+                    if line.startswith("VmPeak:"):
+                        return Memory(int(line.split()[1]) * 1024, limit)
+        except (OSError, ValueError, IndexError):
+            pass
+        return None
 
     def _worker_pid(self) -> int | None:
         """The interpreter's pid as the judge sees it: below bwrap's two
@@ -624,7 +729,7 @@ def _load_problem(said: Any, config: dict[str, Any]) -> str:
         if module.startswith(missing):
             why = f"no module named {missing!r} is importable"
             return f"{why} (is it installed, or on sys.path?)"
-    message = str(said.get("message", "")).replace(f"{LEARNER_PACKAGE}.", "")
+    message = str(said.get("message") or "").replace(f"{LEARNER_PACKAGE}.", "")
     line = f"importing {said.get('at')} failed: {kind}"
     line += f": {message}" if message.strip() else ""
     # Every part is the worker's word (its code may be the learner's): one line.

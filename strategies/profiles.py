@@ -18,6 +18,8 @@ from collections.abc import Mapping
 
 from hypothesis import Phase, settings
 
+from strategies.budget import EXAMPLES, THOROUGH_EXAMPLES
+
 __all__ = [
     "CI",
     "DEV",
@@ -41,16 +43,6 @@ PROFILES: tuple[str, ...] = (DEV, CI, THOROUGH)
 # report a busy machine as a flaky failure. Hangs (a FIFO at an expected
 # path) are caught by the tests that plant them, with their own timeouts.
 _NO_DEADLINE = None
-
-
-#: Drawn examples per property in `dev` and `ci`, beyond the written-out
-#: worlds every property runs first (they hold every kind of fact, so what a
-#: kind's mistake needs is met under any seed). `python -m planted` shows
-#: every planted bug caught at this count under 10 seeds, and the course
-#: reference's mutants killed (docs/mutation.md); one learner's passing
-#: verdict takes about 8.9 s on two cores at it, installed (docs/figures.md).
-#: `thorough` draws 1,000.
-EXAMPLES = 50
 
 
 def register_profiles(seeded: bool = False) -> None:
@@ -86,7 +78,7 @@ def register_profiles(seeded: bool = False) -> None:
         phases=[p for p in Phase if p is not Phase.explain],
     )
     settings.register_profile(
-        THOROUGH, max_examples=1000, deadline=_NO_DEADLINE, **seeded_only
+        THOROUGH, max_examples=THOROUGH_EXAMPLES, deadline=_NO_DEADLINE, **seeded_only
     )
 
 

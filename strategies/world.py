@@ -67,6 +67,7 @@ from strategies.results import (
 )
 
 __all__ = [
+    "VERBOSE_SHOWS_IT",
     "Blueprint",
     "CaseSpec",
     "ExpectedCheck",
@@ -726,6 +727,11 @@ def _log_words(world: World) -> str:
 _FACT_LINES = ("file ", "result ", "receipt '", 'receipt "')
 
 
+#: What a world narrowed to one check's facts says of the rest: true where
+#: the lesson is read in the terminal; the page says where its whole world is.
+VERBOSE_SHOWS_IT = "(--verbose shows the whole world)"
+
+
 def about_check(words: str, name: str) -> str:
     """`words` (describe's lines) with only the facts check `name` can depend on.
 
@@ -761,7 +767,7 @@ def about_check(words: str, name: str) -> str:
         kept.insert(
             at,
             f"{left} other fact(s) of the world, not {name}'s, not shown here"
-            " (--verbose shows the whole world)",
+            f" {VERBOSE_SHOWS_IT}",
         )
     return "\n".join(kept)
 

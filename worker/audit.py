@@ -56,8 +56,7 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     log = _log()  # first: the hook sees every event of the process
     if log is None or _ARMED.busy:
         return
-    kind = _KINDS.get(event) or _KINDS.get(event.split(".", 1)[0])
-    if kind is None:
+    if (kind := _KINDS.get(event) or _KINDS.get(event.split(".", 1)[0])) is None:
         return
     _ARMED.busy = True
     try:
@@ -118,8 +117,7 @@ def _watched_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = Non
     finally:
         _ARMED.dir_fd = None
     # What was really opened, from the kernel: sharper than any prediction.
-    log = _log()
-    if log and log[-1][1] == "open" and (actual := _place(fd)) is not None:
+    if (log := _log()) and log[-1][1] == "open" and (actual := _place(fd)) is not None:
         log[-1][3] = actual
     return fd
 

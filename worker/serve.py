@@ -2,9 +2,8 @@
 
 Started by judge/remote.py as `python -I -S -B worker/` (in the sandbox when
 there is one), it loads the target and answers requests, one JSON object a
-line (docs/worker-protocol.md). It never receives a world's truth or a
-verdict: only calls into the target, their arguments data.
-"""
+line (docs/worker-protocol.md): never a world's truth or a verdict, only
+calls into the target, their arguments data."""
 
 import base64
 import builtins
@@ -189,8 +188,7 @@ class Worker:
                 return {"$b": base64.b64encode(value).decode("ascii")}
             if isinstance(value, PurePath):
                 return {"$p": os.fspath(value)}
-        number = next(self.numbers)
-        self.objects[number] = value
+        self.objects[number := next(self.numbers)] = value
         return {"$h": number, "type": kind.__name__}
 
     def into(self, value: Any) -> Any:
@@ -295,32 +293,40 @@ class Worker:
         return outcome
 
 
-def _error_data(error: BaseException) -> dict[str, Any]:
-    """An exception as data: type, builtin base, message, frames (innermost first)."""
-    # The first builtin of its MRO: an exception's always comes before object.
-    builtin = next(k for k in type(error).__mro__ if k.__module__ == "builtins")
-    try:
-        message = str(error)[:4000]
-    except Exception:
-        message = "(its message cannot be printed)"
+def _error_data(error: BaseException, depth: int = 0) -> dict[str, Any]:
+    """An exception as data read under a guard (docs/worker-protocol.md's fields)."""
+    kind, group = type(error), getattr(builtins, "BaseExceptionGroup", ())  # 3.11 on
+    builtin = next(k for k in kind.__mro__ if k.__module__ == "builtins")
     frames = traceback.walk_tb(error.__traceback__)
-    where = [[f.f_code.co_filename, line, f.f_code.co_name] for f, line in frames]
-    said = {"type": type(error).__name__, "builtin": builtin.__name__}
-    return {**said, "message": message, "where": where[-8:][::-1]}
+    where = [[f.f_code.co_filename, n, f.f_code.co_name] for f, n in frames][-8:]
+    said = {"type": kind.__name__, "builtin": builtin.__name__, "where": where[::-1]}
+    try:  # the target's own __str__ may raise (short_repr guards its __repr__)
+        said["message"] = str(error)[:4000]
+    except Exception as failed:
+        said["message"] = f"(its str() raised {type(failed).__name__})"
+    said["repr"] = short_repr(error, 4000)
+    with contextlib.suppress(Exception):  # a learner's class may make each raise
+        said.update(qualname=kind.__qualname__, module=kind.__module__)
+        said["args"] = [
+            a if type(a) in (bool, int, str) and len(repr(a)) < 4000 else None
+            for a in error.args[:20]
+        ]
+        if isinstance(error, group) and depth < 4:
+            said["group"] = [_error_data(e, depth + 1) for e in error.exceptions[:20]]
+        said["notes"] = [n[:4000] for n in error.__notes__[:20] if type(n) is str]
+    return said
 
 
 def main() -> None:
     """Load the target the judge's first line names, then serve the judge."""
-    # The channel is the standard input and output as they were: the target
-    # reads nothing, and prints to the standard error it shares with the judge.
+    # The channel: stdin and stdout as they were; the target prints to stderr.
     worker = Worker(os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     os.dup2(2, 1)
     config = json.loads(worker.reader.readline(MAX_LINE + 1))
     sys.path += [p for p in dict.fromkeys(config.get("path", ())) if p not in sys.path]
-    # The stack, for a hang's lesson: on SIGUSR1 (the judge's, as it ends a
-    # late call) or a late load, written from C, so a loop that holds the
-    # interpreter or blocks other signals still says where it was.
+    # A hang's stack, on SIGUSR1 (the judge's, as it ends a late call) or a late
+    # load, from C: a loop that holds the interpreter still says where it was.
     hang = os.fdopen(config["hang_fd"], "w")
     faulthandler.register(signal.SIGUSR1, file=hang, all_threads=False)
     faulthandler.dump_traceback_later(config["load_seconds"], file=hang)

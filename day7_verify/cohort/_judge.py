@@ -233,7 +233,12 @@ _CLASS_ERRORS = (UidError, JudgeCannotRun, Stopped)
 
 def _leveled(verdict: LearnerVerdict, level: str) -> LearnerVerdict:
     """The verdict with exactly the level's invariants, counted and scored."""
-    return scored(counted(at_level(verdict, level), level))
+    verdict = scored(counted(at_level(verdict, level), level))
+    if verdict.status == "error":
+        # Scored as nothing run (0 of every point), but told as what it is:
+        # the folder's error, not a row per invariant that never ran.
+        verdict = replace(verdict, invariants=())
+    return verdict
 
 
 def _one_line(error: BaseException) -> str:

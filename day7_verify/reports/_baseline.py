@@ -3,11 +3,16 @@
 A learner (or one of its invariants) is `newly failing` when it passed
 before and does not now, `fixed` when the reverse, `still failing` or
 `still passing` otherwise, and `new` when the earlier report does not have
-it. An invariant skipped in either report (a level's rule) gets no mark.
+it. A learner the earlier report has, this run did not judge, and whose
+folder is no longer there is `gone` (a folder removed or renamed since); one
+this run simply did not ask for (another folder, another shard) is not. An
+invariant skipped in either report (a level's rule) gets no mark.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import replace
 
 from day7_verify.reports._report import ClassReport, LearnerVerdict, SchemaError
@@ -48,8 +53,14 @@ def _marked(learner: LearnerVerdict, old: LearnerVerdict | None) -> LearnerVerdi
     )
 
 
-def compare(report: ClassReport, old: ClassReport) -> ClassReport:
-    """`report` with every learner marked against `old`; SchemaError if incomparable."""
+def compare(
+    report: ClassReport,
+    old: ClassReport,
+    present: Callable[[str], bool] = os.path.lexists,
+) -> ClassReport:
+    """`report` with every learner marked against `old`, and the learners of
+    `old` whose folder is not `present` any more as gone; SchemaError if
+    incomparable."""
     level, old_level = report.settings.get("level"), old.settings.get("level")
     if level != old_level:
         raise SchemaError(
@@ -57,6 +68,15 @@ def compare(report: ClassReport, old: ClassReport) -> ClassReport:
             " level; judge both at one level"
         )
     before = {learner.identity: learner for learner in old.learners}
-    return report.with_learners(
+    now = {learner.identity for learner in report.learners}
+    # A learner the baseline judged and this run did not is told as gone,
+    # never dropped: a folder that vanished is a change a teacher must see.
+    gone = tuple(
+        (learner.path, learner.status)
+        for learner in old.learners
+        if learner.identity not in now and not present(os.fsdecode(learner.identity))
+    )
+    marked = report.with_learners(
         [_marked(learner, before.get(learner.identity)) for learner in report.learners]
     )
+    return replace(marked, gone=gone)

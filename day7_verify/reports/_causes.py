@@ -41,10 +41,6 @@ MAX_CAUSES = 8
 #: The cause of the lesson that stands for the causes beyond MAX_CAUSES.
 MORE = "more-causes"
 
-#: Items of Hypothesis's example kept per lesson, and characters per item.
-EXAMPLE_ITEMS = 6
-EXAMPLE_CHARS = 600
-
 
 @dataclass(frozen=True)
 class Bound:
@@ -70,6 +66,11 @@ FIELD_BOUNDS: Mapping[str, Bound] = {
     "hint": Bound(8, 800),
     "reproduce": Bound(60, 24000),
 }
+
+#: Hypothesis's example, all its notes together: shown by --verbose only, and
+#: whole (a cut line or a dropped note hides what the example was), so its
+#: bound is whole_world's, well past any drawn example.
+EXAMPLE_BOUND = Bound(400, 40000)
 
 
 def cause_of(lesson: Mapping[str, Any]) -> str:
@@ -169,11 +170,26 @@ def _bounded_lesson(lesson: Mapping[str, Any]) -> dict[str, Any]:
         shaped[name] = _capped(value, bound)
     example = shaped.get("example")
     if isinstance(example, list):
-        items = [_capped(str(item), Bound(10, EXAMPLE_CHARS)) for item in example]
-        if len(items) > EXAMPLE_ITEMS:
-            items = [*items[:EXAMPLE_ITEMS], f"… ({len(items) - EXAMPLE_ITEMS} more)"]
-        shaped["example"] = items
+        shaped["example"] = _whole_notes([str(item) for item in example])
     return shaped
+
+
+def _whole_notes(notes: list[str]) -> list[str]:
+    """The example's notes, each whole, as many as fit `EXAMPLE_BOUND`; the
+    first alone cut to it if even that one does not fit."""
+    kept: list[str] = []
+    lines = chars = 0
+    for note in notes:
+        lines, chars = lines + len(note.splitlines()), chars + len(note) + 1
+        if lines > EXAMPLE_BOUND.lines or chars > EXAMPLE_BOUND.chars:
+            if not kept:
+                kept.append(_capped(note, EXAMPLE_BOUND))
+            left = len(notes) - len(kept)
+            if left:
+                kept.append(f"… ({left} more note(s), past the report's bound)")
+            break
+        kept.append(note)
+    return kept
 
 
 def _folded(rest: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

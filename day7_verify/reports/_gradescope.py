@@ -70,11 +70,13 @@ def gradescope_results(
             }
         )
     if not tests:
+        # Nothing judged (the folder does not load): one test, the error,
+        # worth every point the invariants would have been.
         tests.append(
             {
                 "name": "load",
                 "score": 0.0,
-                "max_score": 0.0,
+                "max_score": float((learner.score or {}).get("possible", 0.0)),
                 "status": "failed",
                 "output": learner.detail,
                 "visibility": "visible",

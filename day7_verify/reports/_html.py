@@ -251,7 +251,10 @@ _SCRIPT = """
     var status = row.getAttribute('data-status');
     if (filter === 'all') { return true; }
     if (filter === 'not-passing') { return status !== 'pass'; }
-    return status === filter;
+    // A trouble filter (timeout, crashed, out-of-memory) shows a learner
+    // with that status or any invariant of that status (data-has).
+    var has = (row.getAttribute('data-has') || '').split(' ');
+    return status === filter || has.indexOf(filter) >= 0;
   }
   function filterBy(filter) {
     var shown = 0;
@@ -482,16 +485,36 @@ def _filter_button(value: str, label: str, count: int, mark: Mark | None) -> str
     )
 
 
+#: The kinds of trouble a learner's status and its invariants' share: a
+#: learner who is `fail` with one invariant that hung is found by the
+#: timeout filter, as the legend's ∞ says.
+_TROUBLES = ("timeout", "crashed", "out-of-memory")
+
+
+def _troubles(learner: LearnerVerdict) -> list[str]:
+    """The kinds of trouble any of the learner's invariants met."""
+    met = {status for _, status in learner.invariants}
+    return [trouble for trouble in _TROUBLES if trouble in met]
+
+
 def _filters(report: ClassReport) -> str:
-    """A count per status, each a button showing only the learners with it."""
+    """A count per status, each a button showing only the learners with it
+    (a trouble's: the learners with it as their status or an invariant's)."""
     summary = report.summary()
     total = summary["learners"]
     buttons = [
         _filter_button("all", "all", total, None),
         _filter_button("not-passing", "not passing", total - summary["pass"], None),
     ]
+    counts = {
+        status: sum(
+            learner.status == status or status in _troubles(learner)
+            for learner in report.learners
+        )
+        for status in STATUSES
+    }
     buttons += [
-        _filter_button(status, status, summary[status], _STATUS_MARKS[status])
+        _filter_button(status, status, counts[status], _STATUS_MARKS[status])
         for status in STATUSES
     ]
     return (
@@ -606,6 +629,7 @@ def _lesson_section(
     learner: LearnerVerdict,
     invariant: str,
     lessons: list[Mapping[str, Any]],
+    verbose: bool = False,
 ) -> str:
     parts = [
         f'<section class="lesson" id="{_e(lesson_id)}" data-invariant="{_e(invariant)}"'
@@ -623,7 +647,8 @@ def _lesson_section(
         if len(breaks) > 1:
             # One cause, many invariants: the same lesson under each of them.
             fields.append(f"<dt>breaks</dt><dd>{_e(', '.join(breaks))}</dd>")
-        for label in ("world", "expected", "observed", "hint"):
+        fields += _world_fields(lesson, verbose)
+        for label in ("expected", "observed", "hint"):
             text = str(lesson.get(label, "")).strip()
             if text:
                 fields.append(f"<dt>{label}</dt><dd>{_e(text)}</dd>")
@@ -643,6 +668,26 @@ def _lesson_section(
         )
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _world_fields(lesson: Mapping[str, Any], verbose: bool) -> list[str]:
+    """The lesson's world: whole on a --verbose page; else as the lesson
+    shows it, and the whole world (where it shows less) one click away."""
+    world = str(lesson.get("world", "")).strip()
+    whole = str(lesson.get("whole_world", "")).strip()
+    if verbose and whole:
+        return [f"<dt>world</dt><dd>{_e(whole)}</dd>"]
+    if not whole:
+        return [f"<dt>world</dt><dd>{_e(world)}</dd>"] if world else []
+    # Imported here: strategies.world is heavy for the command's start-up,
+    # and only a page with a cut world needs its words.
+    from strategies.world import VERBOSE_SHOWS_IT
+
+    world = world.replace(VERBOSE_SHOWS_IT, "(the whole world is below)")
+    return [
+        f'<dt>world</dt><dd>{_e(world)}<details class="whole"><summary>the whole'
+        f" world</summary><pre>{_e(whole)}</pre></details></dd>"
+    ]
 
 
 def _columns(
@@ -677,6 +722,7 @@ def _row(
     short: str,
     names: Sequence[str],
     with_baseline: bool,
+    verbose: bool = False,
 ) -> tuple[str, str | None]:
     """A learner's row of the table, and its lessons below (None when it passes)."""
     by_invariant = lessons_by_invariant(learner.lessons)
@@ -706,17 +752,22 @@ def _row(
         )
         if state in _FAILING:
             sections.append(
-                _lesson_section(lesson_id, learner, name, by_invariant.get(name, []))
+                _lesson_section(
+                    lesson_id, learner, name, by_invariant.get(name, []), verbose
+                )
             )
     line = (
         f'<tr data-index="{row}" data-status="{_e(learner.status)}"'
+        f' data-has="{_e(" ".join(_troubles(learner)))}"'
         f' data-learner="{_e(learner.path)}">' + "".join(cells) + "</tr>"
     )
     if learner.passed:
         return line, None
     if not sections:
         sections.append(
-            _lesson_section(_lesson_id(row, ""), learner, "", by_invariant.get("", []))
+            _lesson_section(
+                _lesson_id(row, ""), learner, "", by_invariant.get("", []), verbose
+            )
         )
     article = (
         f'<article id="learner-{row}"><h3>{_e(learner.path)}: {_e(learner.status)}'
@@ -725,8 +776,23 @@ def _row(
     return line, article
 
 
-def html_page(report: ClassReport) -> str:
-    """The report as one HTML page."""
+def _gone(report: ClassReport) -> str:
+    """The learners the baseline judged whose folder is no longer there."""
+    if not report.gone:
+        return ""
+    items = "".join(
+        f'<li>{_e(path)} <span class="who">(was {_e(status)})</span></li>'
+        for path, status in report.gone
+    )
+    return (
+        f'<h2 id="gone">Gone since the baseline ({len(report.gone)})</h2>'
+        f"<p>Judged in the baseline; their folder is no longer there.</p>"
+        f'<ul class="gone">{items}</ul>'
+    )
+
+
+def html_page(report: ClassReport, verbose: bool = False) -> str:
+    """The report as one HTML page (`verbose`: every world whole)."""
     names = _level_invariants(report)
     learners = report.learners
     with_baseline = any(learner.baseline is not None for learner in learners)
@@ -751,7 +817,9 @@ def html_page(report: ClassReport) -> str:
     rows = []
     lesson_blocks = []
     for row, learner in enumerate(learners):
-        line, article = _row(row, learner, short[learner.path], names, with_baseline)
+        line, article = _row(
+            row, learner, short[learner.path], names, with_baseline, verbose
+        )
         rows.append(line)
         if article is not None:
             lesson_blocks.append(article)
@@ -774,6 +842,7 @@ def html_page(report: ClassReport) -> str:
             + "".join(_header(c, i == 0) for i, c in enumerate(columns))
             + "</tr></thead>",
             "<tbody>" + "\n".join(rows) + "</tbody></table></div>",
+            _gone(report),
             '<p class="legend">Click a header to sort by it (again to reverse);'
             " click a coloured mark to read its lesson.</p>",
             '<h2 id="lessons">Lessons</h2>' if lesson_blocks else "",

@@ -411,6 +411,9 @@ class ClassReport:
     seconds: float = 0.0
     shard: Shard | None = None
     tool: str = field(default_factory=tool_version)
+    #: With --baseline: the learners the baseline judged and this run did not
+    #: (a folder removed or renamed since), as (path, status then), by path.
+    gone: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         paths = [learner.path for learner in self.learners]
@@ -462,6 +465,10 @@ class ClassReport:
             "learners": [learner.to_json() for learner in self.learners],
             "seconds": round(self.seconds, 2),
         }
+        if self.gone:
+            data["gone"] = [
+                {"path": path, "status": status} for path, status in self.gone
+            ]
         if self.shard is not None:
             data["shard"] = {
                 "index": self.shard.index,
@@ -510,6 +517,12 @@ class ClassReport:
                 raise SchemaError(
                     f'"shard" is not index/count/learners: {error}'
                 ) from None
+        gone = data.get("gone", [])
+        if not isinstance(gone, list) or not all(
+            isinstance(item, dict) and isinstance(item.get("path"), str)
+            for item in gone
+        ):
+            raise SchemaError('"gone" is not a list of learners with a path')
         tool = data.get("tool")
         version = tool.get("version") if isinstance(tool, dict) else None
         seconds = data.get("seconds", 0.0)
@@ -520,6 +533,7 @@ class ClassReport:
                 seconds=float(seconds) if isinstance(seconds, (int, float)) else 0.0,
                 shard=shard,
                 tool=str(version) if version else "unknown",
+                gone=tuple((i["path"], str(i.get("status", ""))) for i in gone),
             )
         except ValueError as error:
             raise SchemaError(str(error)) from None

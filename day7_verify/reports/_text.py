@@ -32,6 +32,7 @@ from day7_verify.reports._width import width as columns
 __all__ = [
     "MARKS",
     "class_lines",
+    "gone_lines",
     "learner_lines",
     "ordered_lessons",
     "runnable",
@@ -226,7 +227,10 @@ def learner_lines(
     lines = [verdict_line(verdict)]
     if isolation is not None:
         lines.append(f"  judged under {isolation} isolation")
-    if seed is not None:
+    if verdict.status == "error":
+        # Nothing was drawn: no seed to draw again, no invariant to list.
+        lines.append("  no invariant was judged: the folder must load first")
+    elif seed is not None:
         lines.append(seed_line(verdict.path, seed, level))
     lines += _lessons_section(verdict, verbose)
     lines += _invariant_rows(verdict, level)
@@ -444,4 +448,17 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
                 text, 100, subsequent_indent="  ", break_on_hyphens=False
             )
             lines += [line.replace("\xa0", " ") for line in wrapped]
+    lines += gone_lines(report)
     return [terminal_text(line) for line in lines]
+
+
+def gone_lines(report: ClassReport) -> list[str]:
+    """The learners the baseline judged whose folder is no longer there."""
+    if not report.gone:
+        return []
+    return [
+        "",
+        f"gone since the baseline ({len(report.gone)}): judged then, their folder"
+        " is no longer there",
+        *(terminal_text(f"  {path}  (was {status})") for path, status in report.gone),
+    ]

@@ -43,6 +43,8 @@ IN_EVALUATE_RUN: dict[str, str] = {
         "        os.kill(os.getpid(), signal.SIGSEGV)\n"
     ),
     "exits": "    import os\n    os._exit(0)\n",
+    # Raises on every call, whatever it is given.
+    "always-raises": "    raise RuntimeError('not yet')\n",
     "sys-exit": "    import sys\n    sys.exit(0)\n",
     "interrupts": "    raise KeyboardInterrupt\n",
     "eats-memory": "    hog = [bytearray(1 << 20) for _ in range(1 << 16)]\n",

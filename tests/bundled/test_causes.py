@@ -205,7 +205,7 @@ def test_every_field_is_bounded_and_a_snippet_too_long_is_left_out_whole():
         assert len(text) <= bound.chars + 80, name
     assert kept["world"].endswith("more line(s) not shown)")
     assert kept["reproduce"] == ""
-    assert len(kept["example"]) <= 7
+    assert len(kept["example"]) == 2 and "49 more note(s)" in kept["example"][-1]
     small = _lesson("truth", "c", reproduce="print(1)")
     assert bounded([small])[0]["reproduce"] == "print(1)"
 
@@ -328,3 +328,27 @@ def test_the_terminal_prints_one_entry_per_cause_naming_its_invariants():
     assert text.count("breaks: truth, independence, stateless") == 1
     assert "2. " not in text  # one entry
     assert told(verdict.lessons, rank) == verdict.lessons  # told once is told
+
+
+def test_verbose_shows_hypothesis_example_whole() -> None:
+    """A long example (a 452-character line, 105 lines) reaches --verbose
+    whole: no line cut, no note saying lines were left out (issue 36)."""
+    from day7_verify._report import LearnerVerdict
+    from day7_verify._text import learner_lines
+
+    long_line = "world=World(files=(" + "FileFact(index=0, text='x'), " * 15 + "))"
+    assert len(long_line) > 452
+    example = [f"test_truth(\n    {long_line}\n" + "    x,\n" * 103 + ")"]
+    (kept,) = bounded([_lesson("truth", "c", example=example)])
+    assert kept["example"] == example
+    verdict = LearnerVerdict(
+        path="DIR",
+        status="fail",
+        detail="1 of 2 invariants hold",
+        seconds=1.0,
+        lessons=(kept,),
+        invariants=(("truth", "fail"),),
+    )
+    shown = "\n".join(learner_lines(verdict, "course", verbose=True))
+    assert long_line in shown
+    assert "not shown" not in shown and "cut short" not in shown

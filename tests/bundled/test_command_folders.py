@@ -493,3 +493,60 @@ def test_a_relative_scratch_is_given_to_the_judge_absolute(
     monkeypatch.chdir(tmp_path)
     _main("ada", "--scratch", "room")
     assert seen == [tmp_path / "room"]
+
+
+def test_an_error_learner_is_its_error_with_no_seed_and_no_rows(
+    tmp_path: Path, judged: list[str], capsys
+):
+    """A folder that cannot be judged is told as its error and why nothing was
+    judged: no seed line (nothing was drawn), no NOT-RUN row per invariant,
+    in the terminal, the JSON and the page (issue 36)."""
+    import json
+
+    root = _class(tmp_path)
+    report, page = tmp_path / "r.json", tmp_path / "r.html"
+    code = _main(
+        str(root / "bob"), "--seed", "5", "--json", str(report), "--html", str(page)
+    )
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "ERROR" in out and "no invariant was judged" in out
+    assert "seed 5" not in out and "NOT-RUN" not in out
+    [learner] = json.loads(report.read_text(encoding="utf-8"))["learners"]
+    assert learner["status"] == "error" and not learner["invariants"]
+    assert learner["score"]["possible"] > 0  # scored as nothing run
+    html = page.read_text(encoding="utf-8")
+    assert "c-not-run" not in html
+
+
+def test_one_folder_judged_against_a_baseline_says_who_is_gone(
+    tmp_path: Path, judged: list[str], capsys
+):
+    """A folder judged alone against a class's baseline still says which of
+    the baseline's learners are gone (their folder no longer there), and not
+    the ones merely not asked for."""
+    import json
+
+    from day7_verify._report import ClassReport, LearnerVerdict
+
+    root = _class(tmp_path)
+    first = tmp_path / "first.json"
+    assert _main(str(root / "bob"), "--json", str(first)) == 1
+    settings = json.loads(first.read_text(encoding="utf-8"))["settings"]
+    vanished = str(tmp_path / "vanished")
+    learners = (
+        LearnerVerdict(str(root / "bob"), "error", 1.0, "no"),
+        LearnerVerdict(str(root / "cy"), "error", 1.0, "no"),
+        LearnerVerdict(vanished, "fail", 1.0, "no"),
+    )
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(
+        ClassReport(settings, tuple(sorted(learners, key=lambda v: v.path))).dumps(),
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    _main(str(root / "bob"), "--baseline", str(baseline))
+    out = capsys.readouterr().out
+    assert "gone since the baseline (1)" in out
+    assert f"{vanished}  (was fail)" in out
+    assert str(root / "cy") not in out

@@ -470,9 +470,14 @@ def test_sorting_and_filtering_in_a_real_browser(tmp_path: Path):
         "showing": "showing 3 of 20 learner(s)",
         "pressed": ["timeout"],
     }
+    troubles = ("timeout", "out-of-memory", "crashed")
     for status in best_first:
+        # A trouble's filter: that status, or any invariant of it.
         assert filters[status]["rows"] == [
-            v.path for v in report.learners if v.status == status
+            v.path
+            for v in report.learners
+            if v.status == status
+            or (status in troubles and status in dict(v.invariants).values())
         ]
     # A filter and a sort at once.
     assert found["not_passing_by_score_descending"] == [
@@ -573,3 +578,9 @@ def test_a_call_that_hung_or_crashed_is_marked_so_in_a_real_browser(tmp_path: Pa
             assert link.text.strip() == symbol, (learner, invariant)
             assert link.attrs["aria-label"] == f"{invariant}: {words}"
             assert "wrong verdict" not in link.attrs["aria-label"]
+    # A teacher filtering for hangs or crashes finds them, though their
+    # status is fail: the filters agree with the marks (issue 36).
+    viewed, _ = _run_in_browser(page, "selftest-view")
+    assert viewed["filters"]["timeout"]["rows"] == ["class/hangs"]
+    assert viewed["filters"]["crashed"]["rows"] == ["class/exits"]
+    assert viewed["filters"]["fail"]["rows"] == ["class/exits", "class/hangs"]

@@ -38,7 +38,34 @@ _LAST_RESULT_ONLY = (
 )
 
 
+# The bundled _file_check's bounded read, and a learner's that reads the
+# whole file and decodes it, catching only OSError (issue 36: the chapter's
+# likeliest slip lets UnicodeDecodeError escape).
+_OBSERVE = "        observed = observe_text(root, resolved, expected_bytes)\n"
+_DECODES = "        observed = resolved.read_bytes().decode('utf-8')\n"
+_FINAL_IS_TEXT = "        and isinstance(final, str)\n"
+
+
+def _replaced(folder: Path, old: str, new: str) -> None:
+    module = folder / "evaluation.py"
+    source = module.read_text(encoding="utf-8")
+    assert source.count(old) == 1, f"{old.strip()!r} moved"
+    module.write_text(source.replace(old, new), encoding="utf-8")
+
+
 def _cohort(parent: Path) -> None:
+    _replaced(learner_folder(parent, "decode-escapes"), _OBSERVE, _DECODES)
+    _replaced(learner_folder(parent, "final-none-raises"), _FINAL_IS_TEXT, "")
+    learner_folder(parent, "always-raises", "always-raises")
+    learner_folder(parent, "in-memory-store", "bug:receipts-not-reloaded")
+    # Two mistakes: render's verdict word in lower case, and a file check
+    # that accepts a file with one more trailing newline.
+    lower = learner_folder(parent, "render-lower-and-file", "bug:file-trailing-newline")
+    _replaced(
+        lower,
+        'return "PASS" if passed else "FAIL"',
+        'return "pass" if passed else "FAIL"',
+    )
     learner_folder(parent, "passes-empty", "bug:report-passes-empty")
     learner_folder(parent, "first-of-tool", "bug:result-first-of-tool-only")
     learner_folder(parent, "lookup-escapes", "bug:receipt-lookup-error-escapes")
@@ -152,3 +179,70 @@ def test_errors_escaping_one_helper_are_one_lesson_naming_it(judged):
     [told] = learner["lessons"]
     assert told["cause"] == "raises:evaluate_run:_receipt_check"
     assert told["hint"].endswith("change _receipt_check in evaluation.py")
+
+
+def test_an_escaping_unicode_error_is_named_as_raised_with_its_helper(judged):
+    """UnicodeDecodeError escaping the learner's _file_check is told as that
+    error, escaping that helper (issue 36: it was told as 'TypeError:
+    function takes exactly 5 arguments (1 given)', the judge's own error)."""
+    learner = judged["learners"]["decode-escapes"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    raised = [lesson for lesson in learner["lessons"] if "raised" in lesson["headline"]]
+    assert raised, learner["lessons"]
+    for lesson in raised:
+        assert "raised UnicodeDecodeError: 'utf-8' codec" in lesson["headline"]
+        assert "UnicodeDecodeError escaped from _file_check" in lesson["hint"]
+        assert lesson["hint"].endswith("change _file_check in evaluation.py")
+    assert "function takes exactly" not in judged["text"]
+
+
+def test_a_raise_on_a_none_final_is_not_told_it_was_unavailable_evidence(judged):
+    """A final check that raises on final=None is told what escaped from where,
+    not a guess that unavailable evidence caused it."""
+    learner = judged["learners"]["final-none-raises"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    raised = [lesson for lesson in learner["lessons"] if "raised" in lesson["headline"]]
+    assert raised, learner["lessons"]
+    for lesson in raised:
+        assert "unavailable evidence" not in lesson["hint"], lesson["hint"]
+        assert "TypeError escaped from _final_check" in lesson["hint"], lesson["hint"]
+
+
+def test_a_probe_that_always_raises_is_one_lesson_not_told_about_subclasses(judged):
+    """An evaluate_run that raises on every call is one lesson that says it
+    raises, never told to use isinstance rather than type() is (a hint from
+    the world that found it, not from what the code did)."""
+    learner = judged["learners"]["always-raises"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    for lesson in learner["lessons"]:
+        assert "isinstance(" not in lesson["hint"], lesson
+        assert lesson["cause"] != "argument:subclass", lesson
+    # One mistake, one lesson: its refusal of a wrong argument with the wrong
+    # exception is the same raise, not a lesson of its own.
+    causes = [lesson["cause"] for lesson in learner["lessons"]]
+    assert causes == ["raises:evaluate_run:evaluate_run"], causes
+    assert "RuntimeError escaped from evaluate_run" in learner["lessons"][0]["hint"]
+
+
+def test_receipts_asked_of_the_store_in_memory_are_one_lesson(judged):
+    """A receipt check that asks the store it was given instead of reloading
+    the log is one lesson (check:receipt), naming stateless among what it
+    breaks: the stale verdict after the log was rewritten is right once the
+    store is reloaded, so it is that mistake, not state kept by evaluation."""
+    learner = judged["learners"]["in-memory-store"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    causes = [lesson["cause"] for lesson in learner["lessons"]]
+    assert causes == ["check:receipt"], causes
+    assert "stateless" in learner["lessons"][0]["invariants"]
+
+
+def test_one_render_mistake_is_one_lesson_and_a_second_mistake_its_own(judged):
+    """render() with a lower-case PASS breaks render-grammar and the chapter
+    scenario: one lesson (render:grammar); the file check's mistake beside it
+    is a lesson of its own, not hidden by it."""
+    learner = judged["learners"]["render-lower-and-file"]
+    assert learner["status"] == "fail", judged["finished"].stderr
+    by_cause = {lesson["cause"]: lesson for lesson in learner["lessons"]}
+    assert set(by_cause) == {"render:grammar", "check:file"}, list(by_cause)
+    render = by_cause["render:grammar"]["invariants"]
+    assert {"render-grammar", "chapter-scenario"} <= set(render)

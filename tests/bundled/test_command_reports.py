@@ -452,6 +452,111 @@ def test_a_baseline_marks_learners_and_invariants():
     assert "newly failing" in table and "X" in table
 
 
+def test_a_baseline_shows_a_learner_gone_since_as_gone():
+    """A learner the baseline judged whose folder is no longer there is told
+    as gone in the table, the page and the JSON (issue 36: it was dropped);
+    one this run only did not ask for, whose folder is there, is not."""
+    from _command_schema import report_problems
+
+    from day7_verify._html import html_page
+
+    old = ClassReport(
+        SETTINGS,
+        (
+            LearnerVerdict("c/a", "pass", 1, "ok", (("truth", "pass"),)),
+            LearnerVerdict("c/gone", "fail", 1, "no", (("truth", "fail"),)),
+            LearnerVerdict("c/there", "pass", 1, "ok", (("truth", "pass"),)),
+        ),
+    )
+    new = ClassReport(
+        SETTINGS, (LearnerVerdict("c/a", "pass", 1, "ok", (("truth", "pass"),)),)
+    )
+    compared = compare(new, old, present=lambda path: path == "c/there")
+    assert compared.gone == (("c/gone", "fail"),)
+    table = "\n".join(class_lines(compared))
+    assert "gone since the baseline (1)" in table and "c/gone  (was fail)" in table
+    assert "c/there" not in table
+    page = html_page(compared)
+    assert "Gone since the baseline (1)" in page and "c/gone" in page
+    data = compared.to_json()
+    assert data["gone"] == [{"path": "c/gone", "status": "fail"}]
+    assert ClassReport.from_json(json.loads(compared.dumps())).gone == compared.gone
+    # This test's settings are partial: only what the schema says of "gone".
+    assert not [problem for problem in report_problems(data) if "gone" in problem]
+    bad = {**data, "gone": [{"path": "c/gone", "status": 3}]}
+    assert [problem for problem in report_problems(bad) if "gone" in problem]
+    assert "gone" not in compare(new, new).to_json()
+
+
+def test_the_page_finds_a_hang_by_its_filter_and_shows_the_whole_world():
+    """A learner whose status is fail with an invariant that hung is counted
+    and shown by the timeout filter (the legend's ∞), and a lesson whose world
+    shows less has the whole world on the page: at once with --verbose,
+    one click away without (issue 36: the filter was disabled, the page said
+    "--verbose shows the whole world" and offered none)."""
+    from day7_verify._html import html_page
+
+    whole = "final: done\nfile a.txt: holds it\nfile b.txt: missing"
+    narrowed = (
+        "final: done\n1 other fact(s) of the world, not file:a.txt's, not shown"
+        " here (--verbose shows the whole world)"
+    )
+    hung = LearnerVerdict(
+        "c/hangs",
+        "fail",
+        1,
+        "1 of 2 invariants hold",
+        (("surface", "pass"), ("truth", "timeout")),
+        lessons=(
+            lesson(
+                {
+                    "invariant": "truth",
+                    "headline": "evaluate_run did not return within 5 s",
+                    "world": narrowed,
+                    "whole_world": whole,
+                    "cause": "hang:evaluation.py:evaluate_run",
+                }
+            ),
+        ),
+    )
+    fine = LearnerVerdict(
+        "c/ok", "pass", 1, "ok", (("surface", "pass"), ("truth", "pass"))
+    )
+    report = ClassReport(SETTINGS, (hung, fine))
+    page = html_page(report)
+    button = re.search(r'<button[^>]*data-filter="timeout"[^>]*>', page).group(0)
+    assert "disabled" not in button
+    assert re.search(
+        r'data-filter="timeout"[^<]*<span class="mark"[^>]*>[^<]*</span>'
+        r' timeout <span class="n">1</span>',
+        page,
+    )
+    assert 'data-status="fail" data-has="timeout" data-learner="c/hangs"' in page
+    assert "return status === filter || has.indexOf(filter) >= 0" in page
+    assert "--verbose shows the whole world" not in page
+    assert "<summary>the whole world</summary><pre>" in page
+    assert "file b.txt: missing" in page
+    verbose = html_page(report, verbose=True)
+    assert "--verbose shows the whole world" not in verbose
+    assert "<summary>" not in verbose.split('<h2 id="lessons">')[1]
+    assert "file b.txt: missing" in verbose
+
+
+def test_help_says_the_number_of_examples_the_profiles_draw():
+    """--help's count of examples is the constant the profiles draw (issue 36:
+    it said 60 while the code drew 50)."""
+    from hypothesis import settings
+
+    from strategies.budget import EXAMPLES, THOROUGH_EXAMPLES
+    from strategies.profiles import CI, DEV, THOROUGH, register_profiles
+
+    words = " ".join(_judge_parser().format_help().split())
+    assert f"ci and dev draw {EXAMPLES}, thorough {THOROUGH_EXAMPLES}" in words
+    register_profiles()
+    for name, count in ((CI, EXAMPLES), (DEV, EXAMPLES), (THOROUGH, THOROUGH_EXAMPLES)):
+        assert settings.get_profile(name).max_examples == count
+
+
 # --- what is written --------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from judge import (
     InvariantFailure,
     assert_truth,
     build_in,
+    call_target,
     evaluate,
     evidence_bytes,
     fail,
@@ -40,6 +41,7 @@ from strategies import (
     worlds,
 )
 from strategies.rewrites import Rewrite, rewrites, written_rewrites
+from strategies.vocabulary import EVALUATE
 
 
 def _rendered(target, world: World) -> tuple[tuple, str]:
@@ -195,7 +197,13 @@ def test_evidence_changed_in_place_at_the_same_size_and_time_is_read_again(
         with judging(after, target, changed):
             rewrite_evidence(built, _spot(built, rewrite), wanted, rewrite.way)
             report = evaluate(target, built, run=later.run, case=later.case)
-            _judged_here(target, after, report, tree, hint=_STALE)
+
+            def reloaded():
+                # The same call, the store reloaded from its log: what the
+                # learner's code would see had it reloaded the log itself.
+                return _with_store_reloaded(target, built, later)
+
+            _judged_here(target, after, report, tree, hint=_STALE, reloaded=reloaded)
 
 
 #: Said before the truth's own hint, which names the place to change.
@@ -232,19 +240,54 @@ def _evidence(built, rewrite: Rewrite) -> bytes:
     return data
 
 
-def _judged_here(target, world: World, report, tree: Path, hint: str = "") -> None:
+def _judged_here(
+    target, world: World, report, tree: Path, hint: str = "", reloaded=None
+) -> None:
     """`report` must say what `world` makes true; wrong the same way when the
-    world is built afresh, it is the truth invariant's lesson, not state's."""
+    world is built afresh, it is the truth invariant's lesson, not state's.
+
+    Right when the same call is given the store reloaded from its log
+    (`reloaded`), the wrong verdict came from the store object's memory: the
+    learner's code asked the store it was given instead of reloading the log,
+    the receipt check's own mistake, told under the check's own cause (truth
+    tells it too: one mistake, one lesson), not as state kept by evaluation.
+    """
     rows = rows_without_tree(report_view(report), tree)
     try:
         assert_truth(report, truth(world), level=target.level)
     except InvariantFailure as wrong:
         if _same_afresh(target, world, rows):
             return
+        if reloaded is not None and _holds(target, world, reloaded):
+            raise
         wrong.cause = "stateless:kept-evidence"
         if hint:  # what state does, before where the truth says to change it
             wrong.hint = f"{hint}; {wrong.hint}" if wrong.hint else hint
         raise
+
+
+def _with_store_reloaded(target, built, later):
+    """evaluate_run on `built` (its run and case `later`'s), its store
+    replaced by a fresh ReceiptStore over its log; None for a store without
+    one."""
+    if built.log_path is None:
+        return None
+    fresh = call_target("ReceiptStore(path)", target.ReceiptStore, built.log_path)
+    return call_target(
+        EVALUATE, target.evaluate_run, later.run, built.workspace, fresh, later.case
+    )
+
+
+def _holds(target, world: World, make) -> bool:
+    """Whether the report `make()` gives says what `world` makes true."""
+    try:
+        report = make()
+        if report is None:
+            return False
+        assert_truth(report, truth(world), level=target.level)
+    except InvariantFailure:
+        return False
+    return True
 
 
 def _clear(top: Path, name: str) -> None:

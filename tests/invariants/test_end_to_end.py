@@ -31,6 +31,7 @@ from judge import (
     shown_row,
     verdict_cause,
 )
+from judge.causes import RENDER_GRAMMAR
 from judge.fixes import hint_for, placed
 from strategies import (
     ALTERNATE_FINAL,
@@ -266,6 +267,14 @@ def test_the_chapter_scenario_passes_its_five_checks(target):
         assert_truth(report, truth(world), level=target.level)
         rendered = call_target("report.render()", report.render)
         if tuple(rendered.splitlines()) != CHAPTER_RENDER:
+            # Its own rows rendered by the grammar: a rendering that breaks it
+            # is render-grammar's mistake met again (one cause); one that
+            # keeps it differs in the rows' words, a mistake of its own.
+            rows = report_view(report)
+            grammar = [f"evaluation: {'PASS' if report.passed else 'FAIL'}"] + [
+                f"- {name}: {'PASS' if ok else 'FAIL'} ({detail})"
+                for name, ok, detail in rows
+            ]
             fail(
                 world="",
                 expected="\n".join(CHAPTER_RENDER),
@@ -275,6 +284,7 @@ def test_the_chapter_scenario_passes_its_five_checks(target):
                     " per check, in case order",
                     "EvaluationReport.render",
                 ),
+                cause=RENDER_GRAMMAR if rendered.split("\n") != grammar else "",
             )
         seen = [tool for tool, _ in built.approvals]
         if seen != ["edit_file", "run_command"]:

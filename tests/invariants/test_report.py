@@ -16,6 +16,7 @@ from judge import (
     shown_names,
     shown_row,
 )
+from judge.causes import RENDER_GRAMMAR
 from judge.fixes import placed
 from judge.verdicts import calling, reproducing
 from strategies import World, describe, examples, truth, worlds
@@ -244,6 +245,7 @@ def _render_lines(target, report, rows, world: str) -> None:
                 hint + ' ("\\n".join(lines), with nothing after the last line)',
                 "EvaluationReport.render",
             ),
+            cause=RENDER_GRAMMAR,
         )
     for number, (line, should) in enumerate(zip(lines, want, strict=False), start=1):
         if line != should:
@@ -252,6 +254,7 @@ def _render_lines(target, report, rows, world: str) -> None:
                 expected=f"line {number} of render(): {should!r}",
                 observed=f"line {number}: {line!r}",
                 hint=placed(hint, "EvaluationReport.render"),
+                cause=RENDER_GRAMMAR,
             )
     if len(lines) != len(want):
         fail(
@@ -259,6 +262,7 @@ def _render_lines(target, report, rows, world: str) -> None:
             expected=f"{len(want)} lines from render()",
             observed=f"{len(lines)} lines: {text!r}",
             hint=placed(hint, "EvaluationReport.render"),
+            cause=RENDER_GRAMMAR,
         )
 
 
