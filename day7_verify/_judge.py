@@ -2,12 +2,18 @@
 
 Per learner, under the command's private work directory:
 
-    learner-XXXX/   the scratch directory, removed afterwards
+    tmpXXXX/        the scratch directory, removed afterwards
       bundle/       a private copy of everything that judges (see _bundle.py)
       folder/NAME/  a copy of the learner's folder: the original is never written
+      lib/main.py   the worker, as one script (judge/script.py)
       cwd/          the child's working directory, with three decoy files
       tmp/ home/    its TMPDIR and HOME
-    result-XXXX/    the result and progress files, outside the scratch directory
+      work/         where the worlds are built
+    tmpXXXX/        the result and progress files, outside the scratch directory
+
+Nothing the worker can see names the judge (issue 37): not these names,
+not the decoys' text, not its environment (judge.remote builds it from
+nothing), argv or modules (judge/script.py).
 
 The child gets an environment built from nothing (PATH, a UTF-8 locale,
 TMPDIR and DAY7_SCRATCH, HOME, PYTHONHASHSEED=0,
@@ -53,6 +59,7 @@ from day7_verify._uids import Uids
 from day7_verify._unicode import give_tables
 from day7_verify._verdict import Limits, at_level, classify, counted
 from judge import safefs
+from judge.script import write_script
 from judge.target import DAY7_MODULES, LEVELS
 
 __all__ = [
@@ -95,10 +102,11 @@ _OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 # Left in the child's working directory, where a checkout's own files would
 # be: code that rewrites or deletes what it finds there is seen doing so.
+# Their text is a checkout's, naming nothing of the judge.
 DECOYS = {
-    "README.md": "# a scratch working directory of day7-verify\n",
-    "pyproject.toml": '[project]\nname = "decoy"\n',
-    "tox.ini": "[tox]\nenvlist = decoy\n",
+    "README.md": "# agent\n",
+    "pyproject.toml": '[project]\nname = "agent"\n',
+    "tox.ini": "[tox]\nenvlist = py3\n",
 }
 
 
@@ -238,8 +246,8 @@ def _judge(
             0.0,
             0,
         )
-    scratch = Path(tempfile.mkdtemp(prefix="learner-", dir=workroot))
-    private = Path(tempfile.mkdtemp(prefix="result-", dir=workroot))
+    scratch = Path(tempfile.mkdtemp(dir=workroot))
+    private = Path(tempfile.mkdtemp(dir=workroot))
     try:
         copied = time.monotonic()
         manifest.copy_into(scratch / "bundle")
@@ -255,9 +263,10 @@ def _judge(
                 0,
             )
         cwd, tmp, home = scratch / "cwd", scratch / "tmp", scratch / "home"
-        worlds = scratch / "worlds"
-        for made in (cwd, tmp, home, worlds):
+        worlds, lib = scratch / "work", scratch / "lib"
+        for made in (cwd, tmp, home, worlds, lib):
             made.mkdir()
+        script = write_script(lib)
         for name, text in DECOYS.items():
             (cwd / name).write_text(text, encoding="utf-8")
         token = secrets.token_hex(16)
@@ -308,7 +317,7 @@ def _judge(
             scratch=scratch,
             worlds=worlds,
             writable=[cwd, tmp, home],
-            readonly=[folder, scratch / "bundle" / "worker"],
+            readonly=[folder, lib],
             cpu_seconds=cpu_seconds,
             memory=settings.memory,
             cwd=cwd,
@@ -318,6 +327,7 @@ def _judge(
                 "TMPDIR": "/tmp" if settings.isolation == "sandbox" else str(tmp),
             },
         )
+        worker["script"] = str(script)
         argv = [
             sys.executable,
             "-S",

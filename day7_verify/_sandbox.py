@@ -47,6 +47,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge.script import INTERPRETER
+
 __all__ = [
     "ISOLATIONS",
     "JUDGE_FSIZE",
@@ -229,10 +231,11 @@ def _preexec(
 
 
 def _python_paths() -> tuple[list[Path], list[Path]]:
-    """The installation to show read-only, and its site-packages to mask."""
+    """The installation to show read-only, and its site-packages to mask: the
+    base interpreter's (judge/script.py), never a venv of the judge's."""
     shown = {Path(sys.base_prefix).resolve(), Path(sys.base_exec_prefix).resolve()}
-    executable = Path(sys.executable)
-    shown.add(executable.parent)  # a venv's bin/: its python is a link into the prefix
+    executable = Path(INTERPRETER)
+    shown.add(executable.parent)
     shown.add(executable.resolve().parent)
     masked = set()
     base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
@@ -387,7 +390,7 @@ def unavailable(isolation: str) -> str | None:
     """None if a command run under `isolation` gets it here, else one line why not."""
     if isolation == "process":
         return None
-    return _probe(isolation, [sys.executable, "-S", "-s", "-B", "-c", MEASURE])
+    return _probe(isolation, [INTERPRETER, "-S", "-s", "-B", "-c", MEASURE])
 
 
 def _probe(isolation: str, probe: list[str]) -> str | None:
@@ -405,7 +408,7 @@ def _probe(isolation: str, probe: list[str]) -> str | None:
             " learners uids of their own: they would run as you); use --isolation"
             " sandbox (bubblewrap), or run the command as root"
         )
-    scratch = Path(tempfile.mkdtemp(prefix="day7-probe-"))
+    scratch = Path(tempfile.mkdtemp())
     give_to(NOBODY, scratch)
     wrapped = wrap(isolation, probe, scratch=scratch, cpu_seconds=30)
     try:
@@ -466,7 +469,7 @@ def blocked(path: Path, uid: int) -> tuple[Path, int] | None:
 
 def cannot_run(uid: int, said: str) -> str:
     """Why `uid` cannot run this Python, in one line, with what to do."""
-    executable = Path(sys.executable)
+    executable = Path(INTERPRETER)
     where = ""
     for path in (executable, executable.resolve(), Path(sysconfig.get_path("stdlib"))):
         found = blocked(path, uid)
@@ -474,8 +477,9 @@ def cannot_run(uid: int, said: str) -> str:
             where = f"{found[0]} is mode {found[1]:o}"
             break
     return (
-        f"the Python at {sys.executable} cannot be run by uid {uid}, an unprivileged"
+        f"the Python at {INTERPRETER} cannot be run by uid {uid}, an unprivileged"
         f" uid such as learner code runs as ({where or said}); install day7-verify"
-        " into a venv of a Python every user can read (e.g. /usr/bin/python3 -m"
-        " venv /opt/day7), or judge one trusted folder with --isolation process"
+        " into a venv made from a Python every user can run (e.g. /usr/bin/python3"
+        " -m venv /root/day7: learner code runs on that Python, the venv may stay"
+        " private), or judge one trusted folder with --isolation process"
     )

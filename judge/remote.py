@@ -38,7 +38,7 @@ import select
 import signal
 import stat
 import subprocess
-import sys
+import tempfile
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -48,6 +48,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from judge import safefs
+from judge.script import INTERPRETER, own_script
 from worker.serve import PACKAGE as LEARNER_PACKAGE
 
 __all__ = [
@@ -66,12 +67,11 @@ __all__ = [
     "force",
     "give_to_worker",
     "is_remote",
+    "read_remote",
     "recast",
     "remote_replace",
 ]
 
-#: The worker package, started as a folder (worker/__main__.py).
-WORKER_FILE = Path(__file__).resolve().parent.parent / "worker"
 MAX_LINE = 8 << 20
 #: The bound of a request made outside any `bounded` block (a repr, an
 #: attribute read by the suite's own code): a correct target answers in
@@ -254,14 +254,10 @@ class Client:
         settings = self.settings
         hang_read, hang_write = os.pipe()
         os.set_blocking(hang_read, False)
-        argv = [
-            *settings.get("prefix", ()),
-            sys.executable,
-            "-I",
-            "-S",
-            "-B",
-            str(WORKER_FILE),
-        ]
+        # Started as a learner would run a script of their own: one neutrally
+        # named file, by the base interpreter (judge/script.py).
+        script = settings.get("script") or str(own_script())
+        argv = [*settings.get("prefix", ()), INTERPRETER, "-I", "-S", "-B", script]
         try:
             self.process = subprocess.Popen(
                 argv,
@@ -271,8 +267,8 @@ class Client:
                 pass_fds=(hang_write,),
                 start_new_session=True,
                 preexec_fn=_preexec(settings),
-                cwd=settings.get("cwd") or None,
-                env=_environment(settings),
+                cwd=settings.get("cwd") or os.path.dirname(script),
+                env=_environment(settings, os.path.dirname(script)),
             )
         finally:
             os.close(hang_write)
@@ -624,7 +620,9 @@ def _load_problem(said: Any, config: dict[str, Any]) -> str:
         if module.startswith(missing):
             why = f"no module named {missing!r} is importable"
             return f"{why} (is it installed, or on sys.path?)"
-    message = str(said.get("message", "")).replace(f"{LEARNER_PACKAGE}.", "")
+    # The folder's package name, never a longer dotted name ending in it.
+    own = re.compile(rf"(?<![\w.]){re.escape(LEARNER_PACKAGE)}\.")
+    message = own.sub("", str(said.get("message", "")))
     line = f"importing {said.get('at')} failed: {kind}"
     line += f": {message}" if message.strip() else ""
     # Every part is the worker's word (its code may be the learner's): one line.
@@ -699,12 +697,20 @@ def _settings() -> dict[str, Any]:
     return settings
 
 
-def _environment(settings: dict[str, Any]) -> dict[str, str]:
-    # The target sees the environment the judge was given (the command gives
-    # its child a minimal one), never how its own worker is started.
-    env = {key: value for key, value in os.environ.items() if key != "DAY7_WORKER"}
-    env.update(settings.get("env", {}))
-    return env
+#: The worker's PATH: a system's own, never the judge's (a venv's bin/ named
+#: for the judge would say who is asking).
+WORKER_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def _environment(settings: dict[str, Any], home: str) -> dict[str, str]:
+    """All the worker's environment: what a shell gives a learner's own
+    script, built from nothing. Not a variable of the judge's (its scratch,
+    Hypothesis's storage, pytest's, the seed) reaches the target."""
+    given = settings.get("env", {})
+    environment = {"PATH": WORKER_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    environment["HOME"] = given.get("HOME") or home
+    environment["TMPDIR"] = given.get("TMPDIR") or tempfile.gettempdir()
+    return environment
 
 
 def _preexec(settings: dict[str, Any]) -> Callable[[], None]:
@@ -732,6 +738,16 @@ def _preexec(settings: dict[str, Any]) -> Callable[[], None]:
     return limit
 
 
+def read_if_remote(value: Any, view: Any) -> Any:
+    """`value`, a report the worker read (`view`) made a `ReadReport`."""
+    from judge.reading import read_report
+
+    return read_report(view, value._type) if isinstance(value, Remote) else value
+
+
+#: The names whose result the worker reads as a report when it returns.
+READ_NAMES = frozenset({"evaluate_run", "EvaluationReport"})
+
 #: JSON's own scalars, sent as they are.
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
@@ -751,7 +767,7 @@ class RemoteName:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         client = self._client
         client.ensure()
-        view = self._name == "evaluate_run"
+        view = self._name in READ_NAMES
         said = client.request(
             {
                 "op": "call",
@@ -766,10 +782,9 @@ class RemoteName:
             return said
         if not isinstance(said, dict) or "value" not in said:
             raise ProtocolError("the worker's evaluation came without its report")
-        value = said["value"]
-        if isinstance(value, Remote):
-            object.__setattr__(value, "_view", said.get("view"))
-        return value
+        # The report as the worker read it when the call returned: judged on
+        # that one reading, never read again (judge/reading.py).
+        return read_if_remote(said["value"], said.get("view"))
 
     def __getattr__(self, attribute: str) -> Any:
         if attribute.startswith("__") and attribute.endswith("__"):
@@ -783,14 +798,13 @@ class RemoteName:
 class Remote:
     """An object that lives in the worker; what the suite does with it is a request."""
 
-    __slots__ = ("__weakref__", "_client", "_generation", "_number", "_type", "_view")
+    __slots__ = ("__weakref__", "_client", "_generation", "_number", "_type")
 
     def __init__(self, client: Client, number: int, generation: int, kind: str) -> None:
         object.__setattr__(self, "_client", client)
         object.__setattr__(self, "_number", number)
         object.__setattr__(self, "_generation", generation)
         object.__setattr__(self, "_type", kind)
-        object.__setattr__(self, "_view", None)
 
     def _ref(self) -> dict[str, Any]:
         return self._client.encode(self)  # type: ignore[no-any-return]
@@ -927,36 +941,12 @@ def remote_replace(instance: Any, **changes: Any) -> Any:
     return dataclasses.replace(instance, **changes)
 
 
-def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str], ...]]:
-    """The report's shape problem (or None) and its rows, in one request."""
-    from judge.shape import report_problem, viewed_report
+def read_remote(report: Remote) -> Any:
+    """A report no call read (`ReadReport`), read now, once, in one request."""
+    from judge.reading import read_report
 
-    said = report._view
-    if said is None:
-        said = report._client.ask("reading the report", "report", report)
-    if isinstance(said, dict) and "raised" in said:
-        raise rebuilt(said["raised"])
-    if not isinstance(said, dict):
-        raise ProtocolError("the worker's report view is not an object")
-    # The worker sends what it read; the shape is judged here (judge/shape.py).
-    problem = report_problem(viewed_report(said))
-    if problem is not None:
-        return problem, ()
-    rows = said.get("rows")
-    if not isinstance(rows, list):
-        raise ProtocolError("the worker's report view has no rows")
-    checked = []
-    for row in rows:
-        if not (
-            isinstance(row, list)
-            and len(row) == 3
-            and isinstance(row[0], str)
-            and isinstance(row[1], bool)
-            and isinstance(row[2], str)
-        ):
-            raise ProtocolError("the worker's report rows are malformed")
-        checked.append((row[0], row[1], row[2]))
-    return None, tuple(checked)
+    said = report._client.ask("reading the report", "report", report)
+    return read_report(said, report._type)
 
 
 # --- a batch's earlier result -----------------------------------------------------

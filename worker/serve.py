@@ -1,9 +1,10 @@
 """The worker: the only process where a learner's code runs.
 
-Started by judge/remote.py as `python -I -S -B worker/` (in the sandbox when
-there is one), it loads the target and answers requests, one JSON object a
-line (docs/worker-protocol.md). It never receives a world's truth or a
-verdict: only calls into the target, their arguments data.
+Started by judge/remote.py as one script with audit.py (judge/script.py, in
+the sandbox when there is one), it loads the target and answers requests,
+one JSON object a line (docs/worker-protocol.md). It never receives a
+world's truth or a verdict: only calls into the target, their arguments
+data. Nothing of it the target can see names the judge.
 """
 
 import base64
@@ -31,8 +32,8 @@ PROTOCOL = 1
 #: container a value is followed (a learner's report nests a few levels).
 MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
 CHECK_FIELDS = (("name", str), ("passed", bool), ("detail", str))  # judge/shape.py's
-#: The package a learner's folder is loaded as (so its relative imports work).
-PACKAGE = "_day7_target"
+READ = ("raised", "rows", "passed", "render", "text", "text_raised")  # (not repr)
+PACKAGE = "agent"  # a learner's folder, as a package (its relative imports work)
 
 
 def short_repr(value: object, limit: int = 80) -> str:
@@ -43,8 +44,7 @@ def short_repr(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _fields(owner: Any, fields: Any) -> list[Any]:
-    # Up to the first of the wrong type; that one's repr in a one-item list.
+def _fields(owner: Any, fields: Any) -> list[Any]:  # the wrong type: [repr]
     read = []
     for name, kind in fields:
         read.append(value := getattr(owner, name, None))
@@ -125,7 +125,7 @@ def load(config: dict[str, Any]) -> tuple[dict[str, object], dict[str, Any] | No
     return {n: getattr(m, n) for m in modules for n in names if hasattr(m, n)}, None
 
 
-class Worker:
+class Server:
     """The handle table, the channel, and the requests it serves."""
 
     def __init__(self, reader: Any, writer: Any) -> None:
@@ -259,8 +259,14 @@ class Worker:
         return said
 
     def view(self, report: Any) -> dict[str, Any]:
-        """What the report holds, read here in the order the judge judges its
-        shape (judge/shape.py) and up to the first field of the wrong type."""
+        """The report read as data as its call returns (judge/reading.py),
+        then again: one that reads otherwise is said to be unstable."""
+        said, again = self.read(report), self.read(report)
+        said["unstable"] = [said.get(k) for k in READ] != [again.get(k) for k in READ]
+        return {**said, "repr": short_repr(report, 400)}
+
+    def read(self, report: Any) -> dict[str, Any]:
+        """Its rows, .passed, render(), up to the first of the wrong type."""
         said: dict[str, Any] = {"none": report is None, "rows": None}
         try:
             said["checks"] = short_repr(checks := getattr(report, "checks", None))
@@ -270,9 +276,14 @@ class Worker:
             if any(isinstance(row[-1], list) for row in rows):
                 return said
             [said["passed"]] = _fields(report, [("passed", bool)])
-            said["render"] = callable(getattr(report, "render", None))
+            said["render"] = callable(render := getattr(report, "render", None))
         except BaseException as error:
             return {"raised": _error_data(error)}
+        try:
+            text = render() if said["render"] else None
+            said["text"] = text if isinstance(text, str) else [short_repr(text)]
+        except BaseException as error:
+            said["text_raised"] = _error_data(error)
         return said
 
     def call_back(self, number: int, *args: Any, **kwargs: Any) -> Any:
@@ -292,6 +303,8 @@ class Worker:
         except BaseException as error:
             outcome["raised"] = _error_data(error)
         outcome.update(accesses=recorder.accesses[:1000], places=recorder.places)
+        if "value" in outcome:  # the report, read as a call's is
+            outcome["view"] = self.view(outcome["value"])
         return outcome
 
 
@@ -311,24 +324,22 @@ def _error_data(error: BaseException) -> dict[str, Any]:
 
 def main() -> None:
     """Load the target the judge's first line names, then serve the judge."""
-    # The channel is the standard input and output as they were: the target
-    # reads nothing, and prints to the standard error it shares with the judge.
-    worker = Worker(os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))
+    # The channel is stdin and stdout as they were; the target prints to stderr.
+    server = Server(os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     os.dup2(2, 1)
-    config = json.loads(worker.reader.readline(MAX_LINE + 1))
+    config = json.loads(server.reader.readline(MAX_LINE + 1))
     sys.path += [p for p in dict.fromkeys(config.get("path", ())) if p not in sys.path]
-    # The stack, for a hang's lesson: on SIGUSR1 (the judge's, as it ends a
-    # late call) or a late load, written from C, so a loop that holds the
-    # interpreter or blocks other signals still says where it was.
+    # The stack, for a hang's lesson: on SIGUSR1 (as a late call is ended) or a
+    # late load, written from C (a loop that holds the interpreter says it too).
     hang = os.fdopen(config["hang_fd"], "w")
     faulthandler.register(signal.SIGUSR1, file=hang, all_threads=False)
     faulthandler.dump_traceback_later(config["load_seconds"], file=hang)
-    worker.names, failed = load(config)
+    server.names, failed = load(config)
     faulthandler.cancel_dump_traceback_later()
     if failed:  # the judge says why, in one line
-        worker.send({"protocol": PROTOCOL, "load_error": failed})
+        server.send({"protocol": PROTOCOL, "load_error": failed})
         os._exit(0)
-    names = {name: isinstance(value, type) for name, value in worker.names.items()}
-    worker.send({"protocol": PROTOCOL, "names": names})
-    worker.serve()
+    names = {name: isinstance(value, type) for name, value in server.names.items()}
+    server.send({"protocol": PROTOCOL, "names": names})
+    server.serve()

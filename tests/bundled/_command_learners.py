@@ -69,6 +69,16 @@ IN_EVALUATE_RUN: dict[str, str] = {
         "    _validate_case(case)\n"
         "    return EvaluationReport((_final_check(run, case),))\n"
     ),
+    # A report that changes as it is read (set 2's s3d): its checks turn all
+    # true from their `after`-th read on, and its .passed alternates then.
+    "shifting-report": (
+        "    if not _SHIFT['inside']:\n"
+        "        _SHIFT['inside'] = True\n"
+        "        try:\n"
+        "            return _Shifting(evaluate_run(run, workspace, receipts, case))\n"
+        "        finally:\n"
+        "            _SHIFT['inside'] = False\n"
+    ),
     # The working directory, as a learner's code finds it: a checkout's root.
     "rewrites-cwd": (
         "    import pathlib\n"
@@ -137,6 +147,41 @@ class _PlantedReport:
         return ""
 """,
 }
+
+_SHIFTING = """
+
+_SHIFT = {"inside": False, "after": 1}
+
+
+class _Shifting:
+    def __init__(self, report):
+        self._report, self._reads = report, {"checks": 0, "passed": 0}
+
+    def _read(self, field):
+        self._reads[field] += 1
+        return self._reads[field] > _SHIFT["after"]
+
+    @property
+    def checks(self):
+        shifted = self._read("checks")
+        return tuple(
+            EvaluationCheck(c.name, c.passed or shifted, c.detail)
+            for c in self._report.checks
+        )
+
+    @property
+    def passed(self):
+        if self._read("passed"):
+            return self._reads["passed"] % 2 == 0
+        return self._report.passed
+
+    def render(self):
+        return EvaluationReport(self.checks).render()
+"""
+AT_END["shifting-report"] = _SHIFTING
+# The same report, read as it was made twice (render() reads its checks too),
+# then changing.
+IN_EVALUATE_RUN["shifting-late"] = "    _SHIFT['after'] = 4\n"
 
 #: Code planted at the top of evaluation.py: the folder cannot be loaded.
 AT_IMPORT: dict[str, str] = {

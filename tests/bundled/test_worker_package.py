@@ -214,9 +214,9 @@ def test_the_worker_reads_a_report_and_the_judge_words_its_shape_alike(
 ) -> None:
     """What the worker reads of a report, judged in the judge, has the same
     shape problem (word for word) as the report judged in-process."""
-    from worker.serve import Worker
+    from worker.serve import Server
 
-    said = json.loads(json.dumps(Worker(None, None).view(report)))
+    said = json.loads(json.dumps(Server(None, None).view(report)))
     assert report_problem(viewed_report(said)) == report_problem(report)
 
 

@@ -1,0 +1,72 @@
+"""A report is read once, as data, and judged on that one reading (issue 37, 3).
+
+A learner's report is the learner's object: its `checks`, `.passed` and
+`render()` may answer otherwise each time they are asked. The worker reads
+it the moment the call returns (`worker/serve.py` `view`), twice, and the
+judge judges only the first reading (`judge/reading.py`): a report that
+reads otherwise the second time fails as unstable, and one that changes only
+later is judged as it first read, however often the judge looks.
+"""
+
+from __future__ import annotations
+
+import pytest
+from _command_learners import learner_folder
+
+from judge import load_target, materialise, report_view
+from judge.lessons import InvariantFailure
+from judge.reading import ReadReport
+from judge.verdicts import evaluate
+from strategies import EXAMPLE_WORLDS, truth
+
+#: A world one of whose checks fails: a report that shifts to true shows.
+WORLD = EXAMPLE_WORLDS["final absent"]
+
+
+@pytest.fixture(scope="module")
+def targets(tmp_path_factory: pytest.TempPathFactory):
+    base = tmp_path_factory.mktemp("shifting")
+    loaded = {
+        name: load_target(impl_path=learner_folder(base, name, *plants))
+        for name, plants in {
+            "shifting": ("shifting-report",),
+            "late": ("shifting-late", "shifting-report"),
+        }.items()
+    }
+    yield loaded
+    for target in loaded.values():
+        target.client.stop()
+
+
+def _evaluated(target):
+    with materialise(WORLD, target) as built:
+        return evaluate(target, built)
+
+
+def test_a_report_that_reads_otherwise_the_second_time_is_unstable(targets) -> None:
+    """Checks that turn true on their second read, a .passed that alternates:
+    the report fails as unstable, naming EvaluationReport."""
+    with pytest.raises(InvariantFailure) as failed:
+        _evaluated(targets["shifting"])
+    lesson = failed.value
+    assert lesson.cause == "shape:EvaluationReport.unstable", lesson.cause
+    assert "read otherwise the second time" in str(lesson)
+    assert "change EvaluationReport in evaluation.py" in str(lesson)
+
+
+def test_a_report_is_judged_on_its_first_reading_however_often_read(targets) -> None:
+    """A report that changes only from its third read on is judged as it read
+    first: its rows, .passed and render() the same on every look, and no
+    request made to the worker for them."""
+    target = targets["late"]
+    report = _evaluated(target)
+    assert isinstance(report, ReadReport)
+    rows = report_view(report)
+    want = [(check.name, check.passed) for check in truth(WORLD)]
+    assert [(name, passed) for name, passed, _ in rows] == want
+    requests = next(target.client.numbers)
+    for _ in range(3):
+        assert report_view(report) == rows
+        assert report.passed is False
+        assert report.render().splitlines()[0] == "evaluation: FAIL"
+    assert next(target.client.numbers) == requests + 1
