@@ -56,7 +56,7 @@ from day7_verify._report import (
     tool_version,
 )
 from day7_verify._safe import terminal_text
-from day7_verify._sandbox import ISOLATIONS, detect, unavailable
+from day7_verify._sandbox import ISOLATIONS, detect, not_for_grading, unavailable
 from day7_verify._shard import merge, parse_shard, select
 from day7_verify._space import DEFAULT_SPACE, default_space, why_unbounded
 from day7_verify._text import class_lines, learner_lines, verdict_line
@@ -505,6 +505,9 @@ def _judge(argv: Sequence[str]) -> int:
             timeout=options.timeout,
             memory=options.memory,
             max_output=options.max_output,
+            # Every report says so where learner code could have borrowed
+            # the judge's own evaluator (issue 37).
+            not_for_grading=not_for_grading(isolation),
         )
     except ValueError as error:
         _usage_error(str(error))
@@ -571,6 +574,7 @@ def _judge(argv: Sequence[str]) -> int:
             options.verbose,
             isolation=settings.isolation,
             seed=settings.seed,
+            not_for_grading=settings.not_for_grading,
         )
         whole = "\n".join(lines)
         extra.append(
@@ -579,7 +583,11 @@ def _judge(argv: Sequence[str]) -> int:
                 lambda: (
                     json.dumps(
                         gradescope_results(
-                            learner, whole, settings.isolation, settings.seed
+                            learner,
+                            whole,
+                            settings.isolation,
+                            settings.seed,
+                            settings.not_for_grading,
                         ),
                         indent=2,
                     )

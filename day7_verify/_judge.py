@@ -135,6 +135,10 @@ class Settings:
     #: drawn from it, so a verdict is reproduced with `--seed`; None (only
     #: for callers other than the command) leaves the profile to decide.
     seed: int | None = None
+    #: Why the verdicts are not for grading (learner code could reach the
+    #: judge's own evaluator: _sandbox.not_for_grading), said in every
+    #: report; None: they are.
+    not_for_grading: str | None = None
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -181,6 +185,11 @@ class Settings:
             # null: the scratch is shared, bounded per file only.
             "scratch_mib": None if self.space is None else self.space >> 20,
             **seeded,
+            **(
+                {}
+                if self.not_for_grading is None
+                else {"not_for_grading": self.not_for_grading}
+            ),
         }
 
 
@@ -251,6 +260,9 @@ def _judge(
     try:
         copied = time.monotonic()
         manifest.copy_into(scratch / "bundle")
+        # The judge's code is root's alone: the worker runs from lib/ and never
+        # needs it (under user isolation it could otherwise read it by name).
+        os.chmod(scratch / "bundle", 0o700)
         copy_seconds = time.monotonic() - copied
         folder = scratch / "folder" / (learner.folder.resolve().name or "agent")
         problem = _copy_folder(learner.folder, folder)

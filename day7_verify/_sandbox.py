@@ -62,6 +62,8 @@ __all__ = [
     "expected_uid",
     "give_to",
     "got",
+    "judge_packages",
+    "not_for_grading",
     "unavailable",
     "worker_settings",
     "wrap",
@@ -464,6 +466,73 @@ def blocked(path: Path, uid: int) -> tuple[Path, int] | None:
             bits = info.st_mode
         if not bits & 0o1:
             return folder, info.st_mode & 0o7777
+    return None
+
+
+#: The judge's own packages, which learner code must not reach: `evaluator`
+#: above all (re-exported, it would pass for the learner's own).
+OURS = ("evaluator", "judge", "strategies", "day7_verify", "worker")
+
+
+def judge_packages() -> list[Path]:
+    """Where this command's own packages are installed (found, not imported)."""
+    import importlib.util
+
+    found = []
+    for name in OURS:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            found.append(Path(spec.origin).resolve().parent)
+    return found
+
+
+def _readable(package: Path, uid: int) -> bool:
+    """Whether `uid` (and the gid of that number, no other group) can reach
+    `package` and read its `__init__.py` (enough to import it, or run it)."""
+    if blocked(package / "x", uid) is not None:
+        return False
+    try:
+        info = os.stat(package / "__init__.py")
+    except OSError:
+        return False
+    shift = 6 if info.st_uid == uid else 3 if info.st_gid == uid else 0
+    return bool(info.st_mode >> shift & 0o4)
+
+
+def not_for_grading(
+    isolation: str, packages: Sequence[Path] | None = None
+) -> str | None:
+    """Why verdicts judged under `isolation` here are not for grading (learner
+    code could import the judge's own evaluator and pass it off as its own),
+    in one line; None when it cannot reach any of the judge's `packages`."""
+    packages = judge_packages() if packages is None else packages
+    if isolation == "process":
+        return (
+            "under process isolation learner code runs as this user and can import"
+            " the judge's own evaluator; grade under sandbox or user isolation"
+        )
+    if isolation == "user":
+        for package in packages:
+            if _readable(package, NOBODY):
+                return (
+                    f"learners' uids can read the judge's own {package.name} at"
+                    f" {package}, and could import it as their own; install"
+                    " day7-verify where only root can read it (a venv under /root:"
+                    " learner code runs on the Python it was made from)"
+                )
+        return None
+    shown, masked = _python_paths()
+    bound = [Path(name) for name in ("/usr", "/bin", "/sbin", "/lib", "/etc")]
+    for package in packages:
+        inside = [*bound, *shown]
+        if any(package.is_relative_to(place) for place in inside) and not any(
+            package.is_relative_to(place) for place in masked
+        ):
+            return (
+                f"the sandbox shows the judge's own {package.name} at {package} to"
+                " learner code, which could import it as its own; install"
+                " day7-verify in a venv outside the system's Python"
+            )
     return None
 
 

@@ -214,6 +214,7 @@ def learner_lines(
     quiet: bool = False,
     isolation: str | None = None,
     seed: int | None = None,
+    not_for_grading: str | None = None,
 ) -> list[str]:
     """One learner's verdict as the terminal shows it, one string per line.
 
@@ -226,6 +227,8 @@ def learner_lines(
     lines = [verdict_line(verdict)]
     if isolation is not None:
         lines.append(f"  judged under {isolation} isolation")
+    if not_for_grading is not None:
+        lines.append(f"  not for grading: {not_for_grading}")
     if seed is not None:
         lines.append(seed_line(verdict.path, seed, level))
     lines += _lessons_section(verdict, verbose)
@@ -396,6 +399,8 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
         f" {report.seconds:.1f} s)",
         "",
     ]
+    if settings.get("not_for_grading"):
+        lines[1:1] = [f"not for grading: {terminal_text(settings['not_for_grading'])}"]
     with_baseline = any(learner.baseline is not None for learner in learners)
     # A report written before scores has none: no column then.
     with_score = any(learner.score is not None for learner in learners)
