@@ -49,6 +49,7 @@ from day7_verify._sandbox import (
     JUDGE_FSIZE,
     NOBODY,
     give_to,
+    judge_packages,
     worker_settings,
     wrap,
 )
@@ -340,6 +341,9 @@ def _judge(
             },
         )
         worker["script"] = str(script)
+        # Where the judge's own packages are installed: a report built on a
+        # module loaded from there is refused (judge/reading.py).
+        worker["ours"] = [str(place) for place in judge_packages()]
         argv = [
             sys.executable,
             "-S",

@@ -445,6 +445,8 @@ def _report_change(problem: str, what: str) -> str:
     its problem names (its .passed, its render), else the call that made it."""
     if problem == _UNSTABLE:
         return "EvaluationReport"
+    if problem.startswith(_BORROWED):
+        return "evaluate_run"
     if problem.startswith(_A_REPORT):
         if ".passed" in problem and "check " not in problem:
             return "EvaluationReport.passed"
@@ -468,6 +470,8 @@ def _report_hint(problem: str) -> str:
     """What to do about a report of the wrong shape, read off its problem."""
     if problem == _UNSTABLE:
         return _UNSTABLE_HINT
+    if problem.startswith(_BORROWED):
+        return _BORROWED_HINT
     if ".passed" in problem and "check " not in problem:
         return _PASSED_HINT
     if "check" in problem:
@@ -493,6 +497,8 @@ def _inspect_report(report: Any) -> str | None:
             return f"a report whose checks or .passed raise {_one_line(value)}"
         report = value
     if isinstance(report, ReadReport):
+        if report.borrowed is not None:
+            return f"{_BORROWED} ({report.borrowed} was loaded)"
         if report.raised is not None:
             return f"a report whose checks or .passed raise {_one_line(report.error())}"
         if report.unstable:
@@ -517,6 +523,12 @@ _REPORT_SHAPE = "an EvaluationReport with a tuple of (name, passed, detail) chec
 _UNSTABLE = (
     "a report whose checks, .passed or render() read otherwise the second time"
     " they are read"
+)
+#: A report made where the judge's own code was loaded (judge/reading.py).
+_BORROWED = "a report whose code is the judge's own evaluator, not the learner's"
+_BORROWED_HINT = (
+    "a verdict built on the judge's own evaluator is refused: write the Day 7"
+    " evaluator in your own evaluation.py, importing nothing of day7-verify"
 )
 _UNSTABLE_HINT = (
     "a report is data: make EvaluationReport a frozen dataclass holding a tuple of"

@@ -8,18 +8,23 @@ the report once, the moment the call that made it returns (worker/serve.py
 `ReadReport` from that reading alone: every invariant judges the same
 reading, never a later one. The worker reads it a second time too: a report
 that reads otherwise is `unstable`, not a stable report (Task 6), and
-`judge.calls.report_view` fails it.
+`judge.calls.report_view` fails it. With the reading come the files of the
+modules the worker loaded since the last: one of the judge's own (its
+`evaluator`, imported from the judge's installation and re-exported) makes
+the report `borrowed`, and a verdict built on it is refused.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from judge.remote import ProtocolError, rebuilt
 from judge.shape import Shown, report_problem, viewed_report
 
-__all__ = ["ReadReport", "read_report"]
+__all__ = ["ReadReport", "borrowed", "read_report"]
 
 Row = tuple[str, bool, str]
 
@@ -39,6 +44,8 @@ class ReadReport:
     raised: Any = None  # reading .checks or .passed raised: the error's data
     render_raised: Any = None  # render() raised: the error's data
     unstable: bool = False
+    #: A module of the judge's own the worker had loaded (a borrowed evaluator).
+    borrowed: str | None = None
 
     @property
     def checks(self) -> tuple[Any, ...]:
@@ -62,11 +69,33 @@ class ReadReport:
         return self.shown
 
 
-def read_report(said: Any, kind: str) -> ReadReport:
-    """The `ReadReport` of what the worker read of a report (its `view`)."""
+def borrowed(files: Any, ours: Sequence[str], own: str | None) -> str | None:
+    """The first of `files` (the worker's module files) inside one of the
+    judge's own package folders `ours` and not in the learner's folder
+    `own`, or None. Lexical: the worker's word, never opened here."""
+    if not isinstance(files, list):
+        return None
+    for file in files:
+        if not isinstance(file, str) or not os.path.isabs(file):
+            continue
+        file = os.path.normpath(file)
+        if own and file.startswith(os.path.join(own, "")):
+            continue
+        if any(file.startswith(os.path.join(place, "")) for place in ours):
+            return file
+    return None
+
+
+def read_report(said: Any, kind: str, borrowed: str | None = None) -> ReadReport:
+    """The `ReadReport` of what the worker read of a report (its `view`);
+    `borrowed`, a module of the judge's the worker had loaded by then."""
     if not isinstance(said, dict):
         raise ProtocolError("the worker's report view is not an object")
-    base = {"kind": kind, "shown": str(said.get("repr", f"<{kind}>"))[:400]}
+    base = {
+        "kind": kind,
+        "shown": str(said.get("repr", f"<{kind}>"))[:400],
+        "borrowed": borrowed,
+    }
     unstable = said.get("unstable") is True
     if "raised" in said:
         return ReadReport(**base, raised=said["raised"], unstable=unstable)

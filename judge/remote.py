@@ -241,6 +241,8 @@ class Client:
         self.hang_read: int | None = None
         self.starts = 0
         self.load_seconds = LOAD_SECONDS
+        self.ours = _ours(self.settings)
+        self.borrowed: str | None = None
 
     # --- the process ---------------------------------------------------------------
 
@@ -608,6 +610,15 @@ class Client:
         if generation == self.generation and self.process is not None:
             self.released.append(number)
 
+    def note_files(self, files: Any) -> None:
+        """Keep the first module file of the judge's own the worker names
+        (`borrowed`): once loaded, every later report is built on it."""
+        if self.borrowed is None:
+            from judge.reading import borrowed
+
+            own = self.config.get("folder")
+            self.borrowed = borrowed(files, self.ours, own)
+
 
 def _load_problem(said: Any, config: dict[str, Any]) -> str:
     """Why the target cannot be loaded, in one line, from the worker's data:
@@ -742,7 +753,24 @@ def read_if_remote(value: Any, view: Any) -> Any:
     """`value`, a report the worker read (`view`) made a `ReadReport`."""
     from judge.reading import read_report
 
-    return read_report(view, value._type) if isinstance(value, Remote) else value
+    if not isinstance(value, Remote):
+        return value
+    client = value._client
+    client.note_files(view.get("files") if isinstance(view, dict) else None)
+    return read_report(view, value._type, client.borrowed)
+
+
+def _ours(settings: dict[str, Any]) -> list[str]:
+    """The folders of the judge's own packages: as the command installed them
+    (DAY7_WORKER's `ours`), and as this process imports them."""
+    import importlib.util
+
+    places = [str(place) for place in settings.get("ours", ())]
+    for name in ("evaluator", "judge", "strategies", "day7_verify"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            places.append(os.path.dirname(os.path.realpath(spec.origin)))
+    return [os.path.normpath(place) for place in dict.fromkeys(places)]
 
 
 #: The names whose result the worker reads as a report when it returns.

@@ -28,8 +28,7 @@ from typing import Any
 from worker.audit import AccessRecorder
 
 PROTOCOL = 1
-#: The longest line either side sends; how deep and how many items of one
-#: container a value is followed (a learner's report nests a few levels).
+#: The longest line either side sends; how deep and wide a value is followed.
 MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
 CHECK_FIELDS = (("name", str), ("passed", bool), ("detail", str))  # judge/shape.py's
 READ = ("raised", "rows", "passed", "render", "text", "text_raised")  # (not repr)
@@ -134,6 +133,7 @@ class Server:
         self.objects: dict[int, object] = {}
         self.numbers, self.callbacks = itertools.count(1), itertools.count(1)
         self.batch: list[Any] = []
+        self.seen = 0  # the modules a report's reading already named
         into = self.into
         # One class per name and base (as judge.recast): alike, they compare equal.
         sub = functools.cache(lambda n, b: type(n, (b,), {"__slots__": ()}))
@@ -203,8 +203,7 @@ class Server:
         return self.tags[tag](data)  # type: ignore[operator]
 
     def send(self, message: dict[str, Any]) -> None:
-        # A line over MAX_LINE is the judge's to refuse (as a crash): never an
-        # error raised here, which a call expected to raise might be credited for.
+        # A line over MAX_LINE is the judge's to refuse (as a crash), never raised.
         data = json.dumps(message, separators=(",", ":")) + "\n"
         self.writer.write(data.encode("utf-8", "surrogatepass"))
         self.writer.flush()
@@ -259,11 +258,13 @@ class Server:
         return said
 
     def view(self, report: Any) -> dict[str, Any]:
-        """The report read as data as its call returns (judge/reading.py),
-        then again: one that reads otherwise is said to be unstable."""
+        """The report read as data as its call returns, then again (reading.py)."""
         said, again = self.read(report), self.read(report)
         said["unstable"] = [said.get(k) for k in READ] != [again.get(k) for k in READ]
-        return {**said, "repr": short_repr(report, 400)}
+        now = list(sys.modules.values())  # and the files of modules loaded since
+        files = [str(getattr(m, "__file__", None)) for m in now[self.seen :]]
+        self.seen = len(now)
+        return {**said, "repr": short_repr(report, 400), "files": files}
 
     def read(self, report: Any) -> dict[str, Any]:
         """Its rows, .passed, render(), up to the first of the wrong type."""
@@ -330,8 +331,7 @@ def main() -> None:
     os.dup2(2, 1)
     config = json.loads(server.reader.readline(MAX_LINE + 1))
     sys.path += [p for p in dict.fromkeys(config.get("path", ())) if p not in sys.path]
-    # The stack, for a hang's lesson: on SIGUSR1 (as a late call is ended) or a
-    # late load, written from C (a loop that holds the interpreter says it too).
+    # The stack, for a hang's lesson, on SIGUSR1 or a late load: from C.
     hang = os.fdopen(config["hang_fd"], "w")
     faulthandler.register(signal.SIGUSR1, file=hang, all_threads=False)
     faulthandler.dump_traceback_later(config["load_seconds"], file=hang)

@@ -112,3 +112,73 @@ def test_every_report_says_a_process_run_is_not_for_grading(tmp_path: Path) -> N
     gradescope = json.loads(out["g"].read_text(encoding="utf-8"))
     assert gradescope["output"].startswith(f"Not for grading: {why}\n")
     assert gradescope["extra_data"]["day7_verify"]["not_for_grading"] == why
+
+
+def test_a_report_built_on_the_judges_own_evaluator_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A learner whose modules re-export the judge's installed evaluator (here
+    the checkout's) gets no verdict from it: the report names the module of
+    ours its worker loaded, and fails as borrowed."""
+    from _command_learners import ROOT, borrowing_folder
+
+    from judge import load_target, materialise
+    from judge.lessons import InvariantFailure
+    from judge.verdicts import evaluate
+    from strategies import PASSING_WORLD
+
+    target = load_target(impl_path=borrowing_folder(tmp_path, "agent", ROOT))
+    try:
+        with pytest.raises(InvariantFailure) as failed:
+            with materialise(PASSING_WORLD, target) as built:
+                evaluate(target, built)
+    finally:
+        target.client.stop()
+    lesson = failed.value
+    assert lesson.cause == "borrowed:evaluator", lesson.cause
+    assert str(ROOT / "evaluator") in str(lesson), str(lesson)
+
+
+def test_a_copy_of_the_evaluator_as_the_learners_own_is_judged(tmp_path: Path) -> None:
+    """The same evaluator, copied into the learner's folder (the command's own
+    tests judge such copies), loads nothing of the judge's: it is judged as
+    it is (copying public code is a matter of plagiarism, not of the judge)."""
+    from judge import load_target, materialise, report_view
+    from judge.verdicts import evaluate
+    from strategies import PASSING_WORLD
+
+    target = load_target(impl_path=learner_folder(tmp_path, "agent"))
+    try:
+        with materialise(PASSING_WORLD, target) as built:
+            rows = report_view(evaluate(target, built))
+    finally:
+        target.client.stop()
+    assert rows and all(passed for _, passed, _ in rows)
+
+
+@pytest.mark.children
+def test_a_borrower_judged_by_the_command_is_refused(tmp_path: Path) -> None:
+    """Judged by the command under process isolation (where the judge's
+    installation is in reach), a learner re-exporting the judge's evaluator
+    fails: its reports are refused as borrowed, and the report says the run
+    is not for grading anyway."""
+    from _command_learners import ROOT, borrowing_folder
+
+    folder = borrowing_folder(tmp_path, "agent", ROOT)
+    out = tmp_path / "r.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "day7_verify", str(folder), "--isolation", "process"]
+        + ["--json", str(out)],
+        cwd=tmp_path,
+        env=command_environment(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    report = json.loads(out.read_text(encoding="utf-8"))
+    [learner] = report["learners"]
+    assert learner["status"] == "fail", learner
+    causes = {lesson.get("cause") for lesson in learner["lessons"]}
+    assert "borrowed:evaluator" in causes, causes
+    assert report["settings"]["not_for_grading"]
