@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import pytest
 from _command_learners import learner_folder
+from hypothesis import assume, given, settings
 
 from judge import load_target, materialise, report_view
 from judge.lessons import InvariantFailure
 from judge.reading import ReadReport
 from judge.verdicts import evaluate
-from strategies import EXAMPLE_WORLDS, truth
+from strategies import EXAMPLE_WORLDS, truth, worlds
 
 #: A world one of whose checks fails: a report that shifts to true shows.
 WORLD = EXAMPLE_WORLDS["final absent"]
@@ -70,3 +71,23 @@ def test_a_report_is_judged_on_its_first_reading_however_often_read(targets) -> 
         assert report.passed is False
         assert report.render().splitlines()[0] == "evaluation: FAIL"
     assert next(target.client.numbers) == requests + 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(world=worlds())
+def test_a_shifting_report_never_passes_a_world_with_a_failed_fact(
+    targets, world
+) -> None:
+    """A report whose checks turn true and whose .passed alternates from
+    their second read is, on any world with a fact that fails, refused as
+    unstable.
+
+    Task 6 (a stable report): the judge reads a report once and the worker
+    a second time; a report that answers otherwise on the second read is
+    never judged on a reading that suits it, whichever world is drawn.
+    """
+    assume(not all(check.passed for check in truth(world)))
+    with pytest.raises(InvariantFailure) as failed:
+        with materialise(world, targets["shifting"]) as built:
+            report_view(evaluate(targets["shifting"], built))
+    assert failed.value.cause == "shape:EvaluationReport.unstable"
