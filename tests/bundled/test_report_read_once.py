@@ -10,10 +10,16 @@ later is judged as it first read, however often the judge looks.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-from _command_learners import learner_folder
+from _command_learners import command_environment, learner_folder
 from hypothesis import assume, given, settings
 
+from day7_verify._sandbox import detect
 from judge import load_target, materialise, report_view
 from judge.lessons import InvariantFailure
 from judge.reading import ReadReport
@@ -91,3 +97,29 @@ def test_a_shifting_report_never_passes_a_world_with_a_failed_fact(
         with materialise(world, targets["shifting"]) as built:
             report_view(evaluate(targets["shifting"], built))
     assert failed.value.cause == "shape:EvaluationReport.unstable"
+
+
+@pytest.mark.children
+@pytest.mark.parametrize("seed", [1, 7])
+def test_the_command_fails_a_shifting_report_under_any_seed(
+    tmp_path: Path, seed: int
+) -> None:
+    """Judged by the command (set 2's s3d: checks all true from their second
+    read, .passed alternating), the learner FAILs, told once as an unstable
+    report, whatever the seed."""
+    folder = learner_folder(tmp_path, "agent", "shifting-report")
+    out = tmp_path / "r.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "day7_verify", str(folder), "--seed", str(seed)]
+        + ["--isolation", detect().isolation, "--json", str(out)],
+        cwd=tmp_path,
+        env=command_environment(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    [learner] = json.loads(out.read_text(encoding="utf-8"))["learners"]
+    assert learner["status"] == "fail", learner
+    causes = {lesson.get("cause") for lesson in learner["lessons"]}
+    assert "shape:EvaluationReport.unstable" in causes, causes
