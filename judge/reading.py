@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.remote import ProtocolError, rebuilt
+from judge.errors import ProtocolError, rebuilt
 from judge.shape import Shown, report_problem, viewed_report
 
 __all__ = ["ReadReport", "borrowed", "read_report"]

@@ -48,6 +48,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from judge import safefs
+from judge.errors import ProtocolError, RemoteError, rebuilt
 from judge.script import INTERPRETER, own_script
 from worker.serve import PACKAGE as LEARNER_PACKAGE
 
@@ -82,60 +83,6 @@ LOAD_SECONDS = 20.0
 _FRAME = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+) in (?P<function>.+)$')
 
 
-class RemoteError(Exception):
-    """An exception the target raised in the worker, rebuilt from its data.
-
-    Its class has the target's exception's name and derives from the
-    builtin exception that one derives from (so `except ValueError` still
-    catches a learner's `class CaseError(ValueError)`); a BaseException that
-    is not an Exception (SystemExit, KeyboardInterrupt) arrives as a plain
-    RemoteError of that name: in the judge it must not stop anything.
-    """
-
-    where: tuple[tuple[str, int, str], ...] = ()
-
-
-_ERROR_CLASSES: dict[tuple[str, str], type[RemoteError]] = {}
-
-
-def _error_class(name: str, builtin: str) -> type[RemoteError]:
-    key = (name, builtin)
-    made = _ERROR_CLASSES.get(key)
-    if made is None:
-        import builtins
-
-        base = getattr(builtins, builtin, Exception)
-        if not (isinstance(base, type) and issubclass(base, Exception)):
-            base = Exception
-        bases: tuple[type, ...] = (
-            (RemoteError,) if base is Exception else (RemoteError, base)
-        )
-        made = type(
-            name if name.isidentifier() else "Error", bases, {"__module__": "remote"}
-        )
-        _ERROR_CLASSES[key] = made
-    return made
-
-
-def rebuilt(data: Any) -> RemoteError:
-    if not isinstance(data, dict):
-        return _error_class("ProtocolError", "Exception")(
-            "the worker sent a malformed error"
-        )
-    kind = _error_class(
-        str(data.get("type", "Exception"))[:80], str(data.get("builtin", ""))
-    )
-    error = kind(str(data.get("message", ""))[:4000])
-    where = data.get("where")
-    if isinstance(where, list):
-        error.where = tuple(
-            (str(f[0]), int(f[1]), str(f[2]))
-            for f in where
-            if isinstance(f, list) and len(f) == 3 and isinstance(f[1], int)
-        )
-    return error
-
-
 class WorkerDied(Exception):
     """The worker ended in the middle of a request (its exit status in the message)."""
 
@@ -146,10 +93,6 @@ class WorkerHung(Exception):
     def __init__(self, message: str, where: tuple[tuple[str, int, str], ...]) -> None:
         super().__init__(message)
         self.where = where
-
-
-class ProtocolError(Exception):
-    """The worker answered with something the protocol does not allow."""
 
 
 class Bound:
