@@ -4,7 +4,8 @@ An evaluator that answers right only when it sees the judge, and passes
 every check otherwise, would earn a pass it does not deserve if anything in
 its process named the judge. Here a "judge detector" looks everywhere its
 process can look (its environment, argv, working directory and the files in
-it, its own /proc entries, open descriptors and mounts, its modules, their
+it, its own /proc entries, open descriptors and mounts (and, in the
+sandbox, the argv of its init, bwrap's), its modules, their
 files and the source of the script it runs in, sys.path, its frames, HOME,
 TMPDIR and the paths the world hands it) for a word of ours or the run's
 seed; seeing none, it passes every check, and must FAIL. Its twin looks for
@@ -100,6 +101,8 @@ def _texts(workspace, whole):
             yield "text " + read(entry)
     for name in ("cmdline", "environ", "mountinfo", "status", "maps"):
         yield f"/proc/self/{name} " + read(f"/proc/self/{name}", 1 << 20)
+    if read("/proc/1/comm").strip() == "bwrap":  # the sandbox's init: its argv
+        yield "/proc/1/cmdline " + read("/proc/1/cmdline", 1 << 20)
     for fd in listing("/proc/self/fd"):
         try:
             yield "fd " + os.readlink(fd)
