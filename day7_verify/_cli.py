@@ -42,7 +42,12 @@ from day7_verify.cohort._judge import (
 )
 from day7_verify.cohort._pool import default_jobs, judge_all, parts_per_learner
 from day7_verify.isolation._preflight import JudgeCannotRun
-from day7_verify.isolation._sandbox import ISOLATIONS, detect, unavailable
+from day7_verify.isolation._sandbox import (
+    ISOLATIONS,
+    detect,
+    not_for_grading,
+    unavailable,
+)
 from day7_verify.isolation._space import DEFAULT_SPACE, default_space, why_unbounded
 from day7_verify.isolation._uids import UidError
 from day7_verify.reports._baseline import compare
@@ -490,6 +495,9 @@ def _judge(argv: Sequence[str]) -> int:
             timeout=options.timeout,
             memory=options.memory,
             max_output=options.max_output,
+            # Every report says so where learner code could have borrowed
+            # the judge's own evaluator (issue 37).
+            not_for_grading=not_for_grading(isolation),
         )
     except ValueError as error:
         _usage_error(str(error))
@@ -577,12 +585,17 @@ def _judge(argv: Sequence[str]) -> int:
                 options.verbose,
                 isolation=settings.isolation,
                 seed=settings.seed,
+                not_for_grading=settings.not_for_grading,
             )
             return "\n".join([*lines, *gone_lines(one)])
 
         def gradescope(one: ClassReport) -> str:
             results = gradescope_results(
-                one.learners[0], whole(one), settings.isolation, settings.seed
+                one.learners[0],
+                whole(one),
+                settings.isolation,
+                settings.seed,
+                settings.not_for_grading,
             )
             return json.dumps(results, indent=2) + "\n"
 

@@ -137,7 +137,7 @@ def materialise(
     try:
         # The directory holding the tree stays the judge's (the worker can
         # pass it, not change it): the tree can never be swapped for a link.
-        with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as tree:
+        with tempfile.TemporaryDirectory(dir=scratch_parent()) as tree:
             try:
                 yield build_in(world, target, Path(tree) / "w", events=events)
             finally:

@@ -41,6 +41,7 @@ from judge.causes import (
 from judge.fixes import change_for, placed
 from judge.lessons import CallAborted, InvariantFailure, fail
 from judge.limits import call_limits
+from judge.reading import ReadReport
 from judge.remote import (
     REQUEST_SECONDS,
     OutOfTime,
@@ -49,7 +50,7 @@ from judge.remote import (
     WorkerDied,
     WorkerHung,
     bounded,
-    report_data,
+    read_remote,
 )
 from judge.shape import report_problem as _report_problem
 from judge.shape import short_repr as _short_repr
@@ -498,6 +499,10 @@ _CHECKS_HINT = (
 def _report_change(problem: str, what: str) -> str:
     """The name to change for a result of the wrong shape: the report's part
     its problem names (its .passed, its render), else the call that made it."""
+    if problem == _UNSTABLE:
+        return "EvaluationReport"
+    if problem.startswith(_BORROWED):
+        return "evaluate_run"
     if problem.startswith(_A_REPORT):
         if ".passed" in problem and "check " not in problem:
             return "EvaluationReport.passed"
@@ -519,6 +524,10 @@ def _wrong_report(problem: str) -> str:
 
 def _report_hint(problem: str) -> str:
     """What to do about a report of the wrong shape, read off its problem."""
+    if problem == _UNSTABLE:
+        return _UNSTABLE_HINT
+    if problem.startswith(_BORROWED):
+        return _BORROWED_HINT
     if ".passed" in problem and "check " not in problem:
         return _PASSED_HINT
     if "check" in problem:
@@ -527,23 +536,30 @@ def _report_hint(problem: str) -> str:
 
 
 def _inspect_report(report: Any) -> str | None:
-    """`_report_problem`, with the report's own code (its properties) bounded."""
+    """`_report_problem`, with the report's own code (its properties) bounded;
+    a report the worker read (`ReadReport`) is judged on that reading alone."""
     __tracebackhide__ = True
-    if isinstance(report, Remote):
+    if isinstance(report, Remote):  # no call read it: read now, once
         returned, value = _attempt(
             "reading the report's checks and .passed",
             "report",
-            report_data,
+            read_remote,
             (report,),
             {},
             _WORLD.get(),
             "",
         )
-        if returned:
-            problem, rows = value
-            _REMOTE_ROWS[:] = [report, rows]
-            return problem  # type: ignore[no-any-return]
-        return f"a report whose checks or .passed raise {_one_line(value)}"
+        if not returned:
+            return f"a report whose checks or .passed raise {_one_line(value)}"
+        report = value
+    if isinstance(report, ReadReport):
+        if report.borrowed is not None:
+            return f"{_BORROWED} ({report.borrowed} was loaded)"
+        if report.raised is not None:
+            return f"a report whose checks or .passed raise {_one_line(report.error())}"
+        if report.unstable:
+            return _UNSTABLE
+        return report.problem
     returned, value = _attempt(
         "reading the report's checks and .passed",
         "report",
@@ -559,6 +575,22 @@ def _inspect_report(report: Any) -> str | None:
 
 
 _REPORT_SHAPE = "an EvaluationReport with a tuple of (name, passed, detail) checks"
+#: A report that reads otherwise the second time (worker/serve.py `view`).
+_UNSTABLE = (
+    "a report whose checks, .passed or render() read otherwise the second time"
+    " they are read"
+)
+#: A report made where the judge's own code was loaded (judge/reading.py).
+_BORROWED = "a report whose code is the judge's own evaluator, not the learner's"
+_BORROWED_HINT = (
+    "a verdict built on the judge's own evaluator is refused: write the Day 7"
+    " evaluator in your own evaluation.py, importing nothing of day7-verify"
+)
+_UNSTABLE_HINT = (
+    "a report is data: make EvaluationReport a frozen dataclass holding a tuple of"
+    " checks, with .passed and render() worked out from those checks alone, the"
+    " same every time they are read"
+)
 
 
 def report_view(report: Any) -> tuple[CheckRow, ...]:
@@ -584,17 +616,10 @@ def report_view(report: Any) -> tuple[CheckRow, ...]:
             cause=shape_cause("evaluate_run", problem),
         )
     if isinstance(report, Remote):
-        held, rows = _REMOTE_ROWS or (None, None)
-        _REMOTE_ROWS[:] = []
-        if held is not report or rows is None:
-            _, rows = report_data(report)
-        return rows  # type: ignore[no-any-return]
+        return read_remote(report).rows
+    if isinstance(report, ReadReport):
+        return report.rows
     return tuple((check.name, check.passed, check.detail) for check in report.checks)
-
-
-# The last remote report whose shape was checked, and its rows: the
-# report_view that follows reads them (one request instead of two).
-_REMOTE_ROWS: list[Any] = []
 
 
 def expect_error(

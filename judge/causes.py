@@ -140,6 +140,10 @@ def shape_cause(short: str, problem: str) -> str:
     """
     if problem == "None":
         return f"unfinished:{short}"
+    if problem.startswith("a report whose code is the judge's own"):
+        return "borrowed:evaluator"
+    if problem.startswith("a report whose checks, .passed or render() read otherwise"):
+        return "shape:EvaluationReport.unstable"
     if problem.startswith("a report whose .passed is None"):
         return "unfinished:EvaluationReport.passed"
     if problem.startswith("a report whose .passed"):

@@ -23,7 +23,14 @@ from judge.build import materialise
 from judge.calls import raise_hint, report_view, timed_out
 from judge.fixes import placed
 from judge.lessons import fail
-from judge.remote import OutOfTime, WorkerDied, WorkerHung, bounded, rebuilt
+from judge.remote import (
+    OutOfTime,
+    WorkerDied,
+    WorkerHung,
+    bounded,
+    read_if_remote,
+    rebuilt,
+)
 from judge.snapshot import tree_changes, tree_snapshot
 from judge.verdicts import assert_truth, judging
 from judge.watch import HANG_SECONDS, Figures, Outcome, watched
@@ -192,7 +199,7 @@ def _audited_remotely(
     if "raised" in said:
         outcome.error = rebuilt(said["raised"])
     else:
-        outcome.value = said.get("value")
+        outcome.value = read_if_remote(said.get("value"), said.get("view"))
     # Raw records and the worker's own import places: judged here (judge.access).
     records, places = said.get("accesses"), said.get("places")
     recorder.accesses = list(records) if isinstance(records, list) else [records]

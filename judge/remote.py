@@ -38,7 +38,7 @@ import select
 import signal
 import stat
 import subprocess
-import sys
+import tempfile
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -48,6 +48,8 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from judge import safefs
+from judge.errors import ProtocolError, RemoteError, rebuilt
+from judge.script import INTERPRETER, own_script
 from worker.serve import PACKAGE as LEARNER_PACKAGE
 
 __all__ = [
@@ -67,12 +69,11 @@ __all__ = [
     "force",
     "give_to_worker",
     "is_remote",
+    "read_remote",
     "recast",
     "remote_replace",
 ]
 
-#: The worker package, started as a folder (worker/__main__.py).
-WORKER_FILE = Path(__file__).resolve().parent.parent / "worker"
 MAX_LINE = 8 << 20
 #: The bound of a request made outside any `bounded` block (a repr, an
 #: attribute read by the suite's own code): a correct target answers in
@@ -81,123 +82,6 @@ REQUEST_SECONDS = 30.0
 #: How long the worker may take to start and import the target.
 LOAD_SECONDS = 20.0
 _FRAME = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+) in (?P<function>.+)$')
-
-
-class RemoteError(Exception):
-    """An exception the target raised in the worker, carried here as data.
-
-    Its class has the target's exception's name and derives from the
-    builtin exception that one derives from (so `except ValueError` still
-    catches a learner's `class CaseError(ValueError)`); a BaseException that
-    is not an Exception (SystemExit, KeyboardInterrupt) arrives as a plain
-    RemoteError of that name: in the judge it must not stop anything.
-
-    Nothing of the learner's type is called here: the object is made with
-    its builtin base's `__new__` and no arguments (never a constructor with
-    guessed ones, which `UnicodeDecodeError` refuses), and its `str()` and
-    `repr()` are the ones the worker computed (`said`, the worker's data).
-    """
-
-    where: tuple[tuple[str, int, str], ...] = ()
-    said: dict[str, Any] = {}  # noqa: RUF012 (read only: each error sets its own)
-
-    def __str__(self) -> str:
-        text = self.said.get("message")
-        return text if isinstance(text, str) else Exception.__str__(self)
-
-    def __repr__(self) -> str:
-        text = self.said.get("repr")
-        return text if isinstance(text, str) else Exception.__repr__(self)
-
-
-_ERROR_CLASSES: dict[tuple[str, str, str], type[RemoteError]] = {}
-
-
-def _error_class(name: str, builtin: str, qualname: str = "") -> type[RemoteError]:
-    """The judge's class for the target's exception type `name` deriving from
-    the builtin `builtin`: one per (name, builtin, qualname), made here, no
-    code of the target's in it. Any name a type may have is kept."""
-    key = (name, builtin, qualname)
-    made = _ERROR_CLASSES.get(key)
-    if made is None:
-        import builtins
-
-        base = getattr(builtins, builtin, Exception)
-        # A group keeps its base, even a BaseExceptionGroup (its members here
-        # are all Exceptions, so it is one too, and stops nothing).
-        if not (isinstance(base, type) and issubclass(base, Exception)):
-            base = base if _is_group(base) else Exception
-        bases: tuple[type, ...] = (
-            (RemoteError,) if base is Exception else (RemoteError, base)
-        )
-        space = {"__module__": "remote"}  # never the learner's module
-        if qualname:
-            space["__qualname__"] = qualname
-        try:
-            made = type(name, bases, space)
-        except (TypeError, ValueError):  # a NUL in the name, a layout refused
-            made = type("Error" if "\0" in name else name, (RemoteError,), space)
-        _ERROR_CLASSES[key] = made
-    return made
-
-
-def rebuilt(data: Any, depth: int = 0) -> RemoteError:
-    """The target's exception, from the worker's data (`worker.serve._error_data`):
-    an object that cannot fail to be made, whatever the data says."""
-    if not isinstance(data, dict):
-        data = {"type": "ProtocolError", "message": "the worker sent a malformed error"}
-    said = {
-        key: value[:4000]
-        for key, value in data.items()
-        if key in ("message", "repr") and isinstance(value, str)
-    }
-    name = str(data.get("type", "Exception"))[:200]
-    qualname = str(data.get("qualname", ""))[:200]
-    kind = _error_class(name, str(data.get("builtin", ""))[:80], qualname)
-    error = _made(kind, data, depth)
-    object.__setattr__(error, "said", said)
-    args = data.get("args")
-    if isinstance(args, list):
-        with contextlib.suppress(Exception):
-            error.args = tuple(
-                a if isinstance(a, (str, int, bool)) else None for a in args
-            )
-    notes = data.get("notes")
-    if isinstance(notes, list) and notes:
-        error.__notes__ = [str(note)[:4000] for note in notes[:20]]
-    where = data.get("where")
-    if isinstance(where, list):
-        error.where = tuple(
-            (str(f[0]), int(f[1]), str(f[2]))
-            for f in where
-            if isinstance(f, list) and len(f) == 3 and isinstance(f[1], int)
-        )
-    return error
-
-
-def _made(kind: type[RemoteError], data: dict[str, Any], depth: int) -> RemoteError:
-    """An instance of `kind`, made by its builtin base's `__new__` with no
-    arguments (a group's: its message and its errors, rebuilt), never by a
-    call of the class; a plain `RemoteError` subclass if even that fails."""
-    group = data.get("group")
-    try:
-        if isinstance(group, list) and group and depth < 4 and _is_group(kind):
-            inner = [rebuilt(item, depth + 1) for item in group[:20]]
-            message = data.get("args", [""])[0] if data.get("args") else ""
-            text = message if isinstance(message, str) else ""
-            # The builtin's own __new__ (its layout's), which Exception's is not.
-            return kind.__base__.__new__(kind, text, inner)  # type: ignore[call-arg]
-        return kind.__base__.__new__(kind)
-    except Exception:
-        plain = _error_class(kind.__name__, "Exception", kind.__qualname__)
-        return plain.__new__(plain)
-
-
-def _is_group(kind: object) -> bool:
-    import builtins
-
-    group = getattr(builtins, "BaseExceptionGroup", None)
-    return group is not None and isinstance(kind, type) and issubclass(kind, group)
 
 
 class WorkerDied(Exception):
@@ -210,10 +94,6 @@ class WorkerHung(Exception):
     def __init__(self, message: str, where: tuple[tuple[str, int, str], ...]) -> None:
         super().__init__(message)
         self.where = where
-
-
-class ProtocolError(Exception):
-    """The worker answered with something the protocol does not allow."""
 
 
 class Bound:
@@ -329,6 +209,8 @@ class Client:
         self.hang_read: int | None = None
         self.starts = 0
         self.load_seconds = LOAD_SECONDS
+        self.ours = _ours(self.settings)
+        self.borrowed: str | None = None
 
     # --- the process ---------------------------------------------------------------
 
@@ -342,14 +224,10 @@ class Client:
         settings = self.settings
         hang_read, hang_write = os.pipe()
         os.set_blocking(hang_read, False)
-        argv = [
-            *settings.get("prefix", ()),
-            sys.executable,
-            "-I",
-            "-S",
-            "-B",
-            str(WORKER_FILE),
-        ]
+        # Started as a learner would run a script of their own: one neutrally
+        # named file, by the base interpreter (judge/script.py).
+        script = settings.get("script") or str(own_script())
+        argv = [*settings.get("prefix", ()), INTERPRETER, "-I", "-S", "-B", script]
         try:
             self.process = subprocess.Popen(
                 argv,
@@ -359,8 +237,8 @@ class Client:
                 pass_fds=(hang_write,),
                 start_new_session=True,
                 preexec_fn=_preexec(settings),
-                cwd=settings.get("cwd") or None,
-                env=_environment(settings),
+                cwd=settings.get("cwd") or os.path.dirname(script),
+                env=_environment(settings, os.path.dirname(script)),
             )
         finally:
             os.close(hang_write)
@@ -717,6 +595,15 @@ class Client:
         if generation == self.generation and self.process is not None:
             self.released.append(number)
 
+    def note_files(self, files: Any) -> None:
+        """Keep the first module file of the judge's own the worker names
+        (`borrowed`): once loaded, every later report is built on it."""
+        if self.borrowed is None:
+            from judge.reading import borrowed
+
+            own = self.config.get("folder")
+            self.borrowed = borrowed(files, self.ours, own)
+
 
 def _load_problem(said: Any, config: dict[str, Any]) -> str:
     """Why the target cannot be loaded, in one line, from the worker's data:
@@ -729,7 +616,9 @@ def _load_problem(said: Any, config: dict[str, Any]) -> str:
         if module.startswith(missing):
             why = f"no module named {missing!r} is importable"
             return f"{why} (is it installed, or on sys.path?)"
-    message = str(said.get("message") or "").replace(f"{LEARNER_PACKAGE}.", "")
+    # The folder's package name, never a longer dotted name ending in it.
+    own = re.compile(rf"(?<![\w.]){re.escape(LEARNER_PACKAGE)}\.")
+    message = own.sub("", str(said.get("message") or ""))
     line = f"importing {said.get('at')} failed: {kind}"
     line += f": {message}" if message.strip() else ""
     # Every part is the worker's word (its code may be the learner's): one line.
@@ -804,12 +693,20 @@ def _settings() -> dict[str, Any]:
     return settings
 
 
-def _environment(settings: dict[str, Any]) -> dict[str, str]:
-    # The target sees the environment the judge was given (the command gives
-    # its child a minimal one), never how its own worker is started.
-    env = {key: value for key, value in os.environ.items() if key != "DAY7_WORKER"}
-    env.update(settings.get("env", {}))
-    return env
+#: The worker's PATH: a system's own, never the judge's (a venv's bin/ named
+#: for the judge would say who is asking).
+WORKER_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def _environment(settings: dict[str, Any], home: str) -> dict[str, str]:
+    """All the worker's environment: what a shell gives a learner's own
+    script, built from nothing. Not a variable of the judge's (its scratch,
+    Hypothesis's storage, pytest's, the seed) reaches the target."""
+    given = settings.get("env", {})
+    environment = {"PATH": WORKER_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    environment["HOME"] = given.get("HOME") or home
+    environment["TMPDIR"] = given.get("TMPDIR") or tempfile.gettempdir()
+    return environment
 
 
 def _preexec(settings: dict[str, Any]) -> Callable[[], None]:
@@ -837,6 +734,33 @@ def _preexec(settings: dict[str, Any]) -> Callable[[], None]:
     return limit
 
 
+def read_if_remote(value: Any, view: Any) -> Any:
+    """`value`, a report the worker read (`view`) made a `ReadReport`."""
+    from judge.reading import read_report
+
+    if not isinstance(value, Remote):
+        return value
+    client = value._client
+    client.note_files(view.get("files") if isinstance(view, dict) else None)
+    return read_report(view, value._type, client.borrowed)
+
+
+def _ours(settings: dict[str, Any]) -> list[str]:
+    """The folders of the judge's own packages: as the command installed them
+    (DAY7_WORKER's `ours`), and as this process imports them."""
+    import importlib.util
+
+    places = [str(place) for place in settings.get("ours", ())]
+    for name in ("evaluator", "judge", "strategies", "day7_verify"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            places.append(os.path.dirname(os.path.realpath(spec.origin)))
+    return [os.path.normpath(place) for place in dict.fromkeys(places)]
+
+
+#: The names whose result the worker reads as a report when it returns.
+READ_NAMES = frozenset({"evaluate_run", "EvaluationReport"})
+
 #: JSON's own scalars, sent as they are.
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
@@ -856,7 +780,7 @@ class RemoteName:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         client = self._client
         client.ensure()
-        view = self._name == "evaluate_run"
+        view = self._name in READ_NAMES
         said = client.request(
             {
                 "op": "call",
@@ -871,10 +795,9 @@ class RemoteName:
             return said
         if not isinstance(said, dict) or "value" not in said:
             raise ProtocolError("the worker's evaluation came without its report")
-        value = said["value"]
-        if isinstance(value, Remote):
-            object.__setattr__(value, "_view", said.get("view"))
-        return value
+        # The report as the worker read it when the call returned: judged on
+        # that one reading, never read again (judge/reading.py).
+        return read_if_remote(said["value"], said.get("view"))
 
     def __getattr__(self, attribute: str) -> Any:
         if attribute.startswith("__") and attribute.endswith("__"):
@@ -888,14 +811,13 @@ class RemoteName:
 class Remote:
     """An object that lives in the worker; what the suite does with it is a request."""
 
-    __slots__ = ("__weakref__", "_client", "_generation", "_number", "_type", "_view")
+    __slots__ = ("__weakref__", "_client", "_generation", "_number", "_type")
 
     def __init__(self, client: Client, number: int, generation: int, kind: str) -> None:
         object.__setattr__(self, "_client", client)
         object.__setattr__(self, "_number", number)
         object.__setattr__(self, "_generation", generation)
         object.__setattr__(self, "_type", kind)
-        object.__setattr__(self, "_view", None)
 
     def _ref(self) -> dict[str, Any]:
         return self._client.encode(self)  # type: ignore[no-any-return]
@@ -1032,36 +954,12 @@ def remote_replace(instance: Any, **changes: Any) -> Any:
     return dataclasses.replace(instance, **changes)
 
 
-def report_data(report: Remote) -> tuple[str | None, tuple[tuple[str, bool, str], ...]]:
-    """The report's shape problem (or None) and its rows, in one request."""
-    from judge.shape import report_problem, viewed_report
+def read_remote(report: Remote) -> Any:
+    """A report no call read (`ReadReport`), read now, once, in one request."""
+    from judge.reading import read_report
 
-    said = report._view
-    if said is None:
-        said = report._client.ask("reading the report", "report", report)
-    if isinstance(said, dict) and "raised" in said:
-        raise rebuilt(said["raised"])
-    if not isinstance(said, dict):
-        raise ProtocolError("the worker's report view is not an object")
-    # The worker sends what it read; the shape is judged here (judge/shape.py).
-    problem = report_problem(viewed_report(said))
-    if problem is not None:
-        return problem, ()
-    rows = said.get("rows")
-    if not isinstance(rows, list):
-        raise ProtocolError("the worker's report view has no rows")
-    checked = []
-    for row in rows:
-        if not (
-            isinstance(row, list)
-            and len(row) == 3
-            and isinstance(row[0], str)
-            and isinstance(row[1], bool)
-            and isinstance(row[2], str)
-        ):
-            raise ProtocolError("the worker's report rows are malformed")
-        checked.append((row[0], row[1], row[2]))
-    return None, tuple(checked)
+    said = report._client.ask("reading the report", "report", report)
+    return read_report(said, report._type)
 
 
 # --- a batch's earlier result -----------------------------------------------------

@@ -159,7 +159,7 @@ def read_regular(dir_fd: int, name: str, limit: int = LIMIT) -> bytes | None:
 
 def _fresh(dir_fd: int, mode: int) -> tuple[str, int]:
     """A new, empty file of a name nobody chose, and its descriptor."""
-    name = f".day7-{secrets.token_hex(8)}"
+    name = f".tmp-{secrets.token_hex(8)}"
     return name, os.open(name, _NEW_FLAGS, mode, dir_fd=dir_fd)
 
 

@@ -43,7 +43,7 @@ def report_problem(report: Any) -> str | None:
     return None
 
 
-class _Shown:
+class Shown:
     """A value the worker read that is not a str or a bool: only its repr crossed."""
 
     def __init__(self, text: object) -> None:
@@ -54,7 +54,7 @@ class _Shown:
 
 
 def _value(sent: Any) -> Any:
-    return _Shown(sent[0] if sent else "") if isinstance(sent, list) else sent
+    return Shown(sent[0] if sent else "") if isinstance(sent, list) else sent
 
 
 def viewed_report(said: dict[str, Any]) -> Any:
@@ -64,7 +64,7 @@ def viewed_report(said: dict[str, Any]) -> Any:
         return None
     rows = said.get("rows")
     if not isinstance(rows, list):
-        return SimpleNamespace(checks=_Shown(said.get("checks")))
+        return SimpleNamespace(checks=Shown(said.get("checks")))
     checks = tuple(
         SimpleNamespace(
             **{name: _value(v) for (name, _), v in zip(CHECK_FIELDS, row, strict=False)}

@@ -138,7 +138,7 @@ def _swapped(error: safefs.Unexpected, what: str) -> InvariantFailure:
 def _assets() -> tuple[Path, Path]:
     """The million-line and long-line logs, written once per process and
     hard-linked into worlds (same file system as the worlds)."""
-    directory = Path(tempfile.mkdtemp(prefix="day7-assets-", dir=scratch_parent()))
+    directory = Path(tempfile.mkdtemp(prefix="assets-", dir=scratch_parent()))
     import atexit
 
     atexit.register(shutil.rmtree, directory, True)

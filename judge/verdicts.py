@@ -88,7 +88,15 @@ _NAMES = re.compile(r"\b([A-Z][A-Za-z]+)\(")
 #: them: a snippet makes that call through it, so it is stopped and told as
 #: the judge told it (a hang after its limit, with where it was running),
 #: not left to hang or to end in a traceback of the learner's.
-_CALL_CAUSES = ("hang:", "crash:", "memory:", "raises:", "unfinished:", "shape:")
+_CALL_CAUSES = (
+    "hang:",
+    "crash:",
+    "memory:",
+    "raises:",
+    "unfinished:",
+    "shape:",
+    "borrowed:",
+)
 _CALL_TOPICS = ("hang", "crash", "memory", "surface", "substrate")
 
 #: The comment a checked snippet opens with, by the lesson's topic.

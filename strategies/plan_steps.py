@@ -152,9 +152,14 @@ def effect_tool(step: EditFile | WriteFile | RunCommand) -> str:
     return "run_command"
 
 
+#: The Python a command of a plan runs: the base one under a venv, which the
+#: learner's uid can run (and which names no venv of the judge's).
+PYTHON = getattr(sys, "_base_executable", "") or sys.executable
+
+
 def argv(step: RunCommand) -> list[str]:
     flags = ["-I", "-S"] if step.isolated else []
-    return [sys.executable, *flags, "-c", step.code]
+    return [PYTHON, *flags, "-c", step.code]
 
 
 def _reply(step: Step) -> str:

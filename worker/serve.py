@@ -1,9 +1,8 @@
 """The worker: the only process where a learner's code runs.
 
-Started by judge/remote.py as `python -I -S -B worker/` (in the sandbox when
-there is one), it loads the target and answers requests, one JSON object a
-line (docs/worker-protocol.md): never a world's truth or a verdict, only
-calls into the target, their arguments data."""
+Run by judge/remote.py as one script with audit.py (judge/script.py), in the
+sandbox when there is one: loads the target, answers requests one JSON object a
+line (docs/worker-protocol.md), sees no truth or verdict, and names no judge."""
 
 import base64
 import builtins
@@ -26,12 +25,11 @@ from typing import Any
 from worker.audit import AccessRecorder
 
 PROTOCOL = 1
-#: The longest line either side sends; how deep and how many items of one
-#: container a value is followed (a learner's report nests a few levels).
+#: The longest line either side sends; how deep and wide a value is followed.
 MAX_LINE, MAX_DEPTH, MAX_ITEMS = 8 << 20, 12, 20_000
 CHECK_FIELDS = (("name", str), ("passed", bool), ("detail", str))  # judge/shape.py's
-#: The package a learner's folder is loaded as (so its relative imports work).
-PACKAGE = "_day7_target"
+READ = ("raised", "rows", "passed", "render", "text", "text_raised")  # (not repr)
+PACKAGE = "agent"  # a learner's folder, as a package (its relative imports work)
 
 
 def short_repr(value: object, limit: int = 80) -> str:
@@ -42,8 +40,7 @@ def short_repr(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _fields(owner: Any, fields: Any) -> list[Any]:
-    # Up to the first of the wrong type; that one's repr in a one-item list.
+def _fields(owner: Any, fields: Any) -> list[Any]:  # the wrong type: [repr]
     read = []
     for name, kind in fields:
         read.append(value := getattr(owner, name, None))
@@ -124,7 +121,7 @@ def load(config: dict[str, Any]) -> tuple[dict[str, object], dict[str, Any] | No
     return {n: getattr(m, n) for m in modules for n in names if hasattr(m, n)}, None
 
 
-class Worker:
+class Server:
     """The handle table, the channel, and the requests it serves."""
 
     def __init__(self, reader: Any, writer: Any) -> None:
@@ -133,6 +130,7 @@ class Worker:
         self.objects: dict[int, object] = {}
         self.numbers, self.callbacks = itertools.count(1), itertools.count(1)
         self.batch: list[Any] = []
+        self.seen = 0  # the modules a report's reading already named
         into = self.into
         # One class per name and base (as judge.recast): alike, they compare equal.
         sub = functools.cache(lambda n, b: type(n, (b,), {"__slots__": ()}))
@@ -201,8 +199,7 @@ class Worker:
         return self.tags[tag](data)  # type: ignore[operator]
 
     def send(self, message: dict[str, Any]) -> None:
-        # A line over MAX_LINE is the judge's to refuse (as a crash): never an
-        # error raised here, which a call expected to raise might be credited for.
+        # A line over MAX_LINE is the judge's to refuse (as a crash), never raised.
         data = json.dumps(message, separators=(",", ":")) + "\n"
         self.writer.write(data.encode("utf-8", "surrogatepass"))
         self.writer.flush()
@@ -257,8 +254,16 @@ class Worker:
         return said
 
     def view(self, report: Any) -> dict[str, Any]:
-        """What the report holds, read here in the order the judge judges its
-        shape (judge/shape.py) and up to the first field of the wrong type."""
+        """The report read as data as its call returns, then again (reading.py)."""
+        said, again = self.read(report), self.read(report)
+        said["unstable"] = [said.get(k) for k in READ] != [again.get(k) for k in READ]
+        now = list(sys.modules.values())  # and the files of modules loaded since
+        files = [str(getattr(m, "__file__", None)) for m in now[self.seen :]]
+        self.seen = len(now)
+        return {**said, "repr": short_repr(report, 400), "files": files}
+
+    def read(self, report: Any) -> dict[str, Any]:
+        """Its rows, .passed, render(), up to the first of the wrong type."""
         said: dict[str, Any] = {"none": report is None, "rows": None}
         try:
             said["checks"] = short_repr(checks := getattr(report, "checks", None))
@@ -268,9 +273,14 @@ class Worker:
             if any(isinstance(row[-1], list) for row in rows):
                 return said
             [said["passed"]] = _fields(report, [("passed", bool)])
-            said["render"] = callable(getattr(report, "render", None))
+            said["render"] = callable(render := getattr(report, "render", None))
         except BaseException as error:
             return {"raised": _error_data(error)}
+        try:
+            text = render() if said["render"] else None
+            said["text"] = text if isinstance(text, str) else [short_repr(text)]
+        except BaseException as error:
+            said["text_raised"] = _error_data(error)
         return said
 
     def call_back(self, number: int, *args: Any, **kwargs: Any) -> Any:
@@ -290,6 +300,8 @@ class Worker:
         except BaseException as error:
             outcome["raised"] = _error_data(error)
         outcome.update(accesses=recorder.accesses[:1000], places=recorder.places)
+        if "value" in outcome:  # the report, read as a call's is
+            outcome["view"] = self.view(outcome["value"])
         return outcome
 
 
@@ -319,22 +331,21 @@ def _error_data(error: BaseException, depth: int = 0) -> dict[str, Any]:
 
 def main() -> None:
     """Load the target the judge's first line names, then serve the judge."""
-    # The channel: stdin and stdout as they were; the target prints to stderr.
-    worker = Worker(os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))
+    # The channel is stdin and stdout as they were; the target prints to stderr.
+    server = Server(os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     os.dup2(2, 1)
-    config = json.loads(worker.reader.readline(MAX_LINE + 1))
+    config = json.loads(server.reader.readline(MAX_LINE + 1))
     sys.path += [p for p in dict.fromkeys(config.get("path", ())) if p not in sys.path]
-    # A hang's stack, on SIGUSR1 (the judge's, as it ends a late call) or a late
-    # load, from C: a loop that holds the interpreter still says where it was.
+    # The stack, for a hang's lesson, on SIGUSR1 or a late load: from C.
     hang = os.fdopen(config["hang_fd"], "w")
     faulthandler.register(signal.SIGUSR1, file=hang, all_threads=False)
     faulthandler.dump_traceback_later(config["load_seconds"], file=hang)
-    worker.names, failed = load(config)
+    server.names, failed = load(config)
     faulthandler.cancel_dump_traceback_later()
     if failed:  # the judge says why, in one line
-        worker.send({"protocol": PROTOCOL, "load_error": failed})
+        server.send({"protocol": PROTOCOL, "load_error": failed})
         os._exit(0)
-    names = {name: isinstance(value, type) for name, value in worker.names.items()}
-    worker.send({"protocol": PROTOCOL, "names": names})
-    worker.serve()
+    names = {name: isinstance(value, type) for name, value in server.names.items()}
+    server.send({"protocol": PROTOCOL, "names": names})
+    server.serve()

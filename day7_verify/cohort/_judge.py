@@ -2,12 +2,18 @@
 
 Per learner, under the command's private work directory:
 
-    learner-XXXX/   the scratch directory, removed afterwards
+    tmpXXXX/        the scratch directory, removed afterwards
       bundle/       a private copy of everything that judges (see _bundle.py)
       folder/NAME/  a copy of the learner's folder: the original is never written
+      lib/main.py   the worker, as one script (judge/script.py)
       cwd/          the child's working directory, with three decoy files
       tmp/ home/    its TMPDIR and HOME
-    result-XXXX/    the result and progress files, outside the scratch directory
+      work/         where the worlds are built
+    tmpXXXX/        the result and progress files, outside the scratch directory
+
+Nothing the worker can see names the judge (issue 37): not these names,
+not the decoys' text, not its environment (judge.remote builds it from
+nothing), argv or modules (judge/script.py).
 
 The child gets an environment built from nothing (PATH, a UTF-8 locale,
 TMPDIR and DAY7_SCRATCH, HOME, PYTHONHASHSEED=0,
@@ -43,6 +49,7 @@ from day7_verify.isolation._sandbox import (
     JUDGE_FSIZE,
     NOBODY,
     give_to,
+    judge_packages,
     worker_settings,
     wrap,
 )
@@ -54,6 +61,7 @@ from day7_verify.reports._report import LearnerVerdict
 from day7_verify.reports._score import scored
 from day7_verify.reports._verdict import Limits, at_level, classify, counted
 from judge import safefs
+from judge.script import write_script
 from judge.target import DAY7_MODULES, LEVELS
 
 __all__ = [
@@ -96,10 +104,11 @@ _OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 # Left in the child's working directory, where a checkout's own files would
 # be: code that rewrites or deletes what it finds there is seen doing so.
+# Their text is a checkout's, naming nothing of the judge.
 DECOYS = {
-    "README.md": "# a scratch working directory of day7-verify\n",
-    "pyproject.toml": '[project]\nname = "decoy"\n',
-    "tox.ini": "[tox]\nenvlist = decoy\n",
+    "README.md": "# agent\n",
+    "pyproject.toml": '[project]\nname = "agent"\n',
+    "tox.ini": "[tox]\nenvlist = py3\n",
 }
 
 
@@ -128,6 +137,10 @@ class Settings:
     #: drawn from it, so a verdict is reproduced with `--seed`; None (only
     #: for callers other than the command) leaves the profile to decide.
     seed: int | None = None
+    #: Why the verdicts are not for grading (learner code could reach the
+    #: judge's own evaluator: _sandbox.not_for_grading), said in every
+    #: report; None: they are.
+    not_for_grading: str | None = None
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -174,6 +187,11 @@ class Settings:
             # null: the scratch is shared, bounded per file only.
             "scratch_mib": None if self.space is None else self.space >> 20,
             **seeded,
+            **(
+                {}
+                if self.not_for_grading is None
+                else {"not_for_grading": self.not_for_grading}
+            ),
         }
 
 
@@ -272,11 +290,14 @@ def _judge(
             0.0,
             0,
         )
-    scratch = Path(tempfile.mkdtemp(prefix="learner-", dir=workroot))
-    private = Path(tempfile.mkdtemp(prefix="result-", dir=workroot))
+    scratch = Path(tempfile.mkdtemp(dir=workroot))
+    private = Path(tempfile.mkdtemp(dir=workroot))
     try:
         copied = time.monotonic()
         manifest.copy_into(scratch / "bundle")
+        # The judge's code is root's alone: the worker runs from lib/ and never
+        # needs it (under user isolation it could otherwise read it by name).
+        os.chmod(scratch / "bundle", 0o700)
         copy_seconds = time.monotonic() - copied
         folder = scratch / "folder" / (learner.folder.resolve().name or "agent")
         problem = _copy_folder(learner.folder, folder)
@@ -289,9 +310,10 @@ def _judge(
                 0,
             )
         cwd, tmp, home = scratch / "cwd", scratch / "tmp", scratch / "home"
-        worlds = scratch / "worlds"
-        for made in (cwd, tmp, home, worlds):
+        worlds, lib = scratch / "work", scratch / "lib"
+        for made in (cwd, tmp, home, worlds, lib):
             made.mkdir()
+        script = write_script(lib)
         for name, text in DECOYS.items():
             (cwd / name).write_text(text, encoding="utf-8")
         token = secrets.token_hex(16)
@@ -342,7 +364,7 @@ def _judge(
             scratch=scratch,
             worlds=worlds,
             writable=[cwd, tmp, home],
-            readonly=[folder, scratch / "bundle" / "worker"],
+            readonly=[folder, lib],
             cpu_seconds=cpu_seconds,
             memory=settings.memory,
             cwd=cwd,
@@ -352,6 +374,10 @@ def _judge(
                 "TMPDIR": "/tmp" if settings.isolation == "sandbox" else str(tmp),
             },
         )
+        worker["script"] = str(script)
+        # Where the judge's own packages are installed: a report built on a
+        # module loaded from there is refused (judge/reading.py).
+        worker["ours"] = [str(place) for place in judge_packages()]
         argv = [
             sys.executable,
             "-S",

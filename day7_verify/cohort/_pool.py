@@ -86,7 +86,7 @@ def judge_all(
         uids.check(jobs)
     files = manifest()
     base = scratch if scratch is not None else scratch_base()
-    workroot = Path(tempfile.mkdtemp(prefix="day7-verify-", dir=base))
+    workroot = Path(tempfile.mkdtemp(dir=base))
     results: dict[int, Judged] = {}
     try:
         if uids is None:

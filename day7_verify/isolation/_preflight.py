@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from day7_verify.isolation._sandbox import (
     worker_settings,
 )
 from judge.remote import _preexec as worker_preexec
+from judge.script import INTERPRETER, SCRIPT
 
 __all__ = ["JudgeCannotRun", "check_worker"]
 
@@ -44,15 +44,15 @@ def check_worker(isolation: str, workroot: Path, uid: int, memory: int) -> None:
     JudgeCannotRun unless it runs and gets `isolation`."""
     if isolation == "process":
         return  # the command's own user, who already runs this Python
-    scratch = Path(tempfile.mkdtemp(prefix="preflight-", dir=workroot))
+    scratch = Path(tempfile.mkdtemp(dir=workroot))
     try:
         # The same layout and modes as a learner's scratch (day7_verify.cohort._judge).
-        worker = scratch / "bundle" / "worker"
-        worker.mkdir(parents=True)
-        probe = worker / "probe.py"
+        lib = scratch / "lib"
+        lib.mkdir()
+        probe = lib / SCRIPT
         probe.write_text(MEASURE, encoding="utf-8")
         cwd, tmp, home, worlds = (
-            scratch / name for name in ("cwd", "tmp", "home", "worlds")
+            scratch / name for name in ("cwd", "tmp", "home", "work")
         )
         for made in (cwd, tmp, home, worlds):
             made.mkdir()
@@ -64,7 +64,7 @@ def check_worker(isolation: str, workroot: Path, uid: int, memory: int) -> None:
             scratch=scratch,
             worlds=worlds,
             writable=[cwd, tmp, home],
-            readonly=[worker],
+            readonly=[lib],
             cpu_seconds=30,
             memory=memory,
             cwd=cwd,
@@ -73,7 +73,7 @@ def check_worker(isolation: str, workroot: Path, uid: int, memory: int) -> None:
         )
         argv = [
             *settings.get("prefix", ()),
-            sys.executable,
+            INTERPRETER,
             "-I",
             "-S",
             "-B",
@@ -128,12 +128,12 @@ def _why(isolation: str, uid: int, probe: Path, said: str) -> str:
             f" isolation as uid {uid}: {said}"
             + (f" (made under umask {umask:03o}){advice}" if advice else "")
         )
-    for path in (Path(sys.executable), Path(sys.executable).resolve()):
+    for path in (Path(INTERPRETER), Path(INTERPRETER).resolve()):
         if blocked(path, uid) is not None:
             return cannot_run(uid, said)
     found = blocked(probe, uid)
-    workroot = probe.parents[3]
-    if found is not None and found[0] in probe.parents[:3]:
+    workroot = probe.parents[2]
+    if found is not None and found[0] in probe.parents[:2]:
         return (
             f"the judge's files cannot be read by uid {uid}, an unprivileged uid"
             f" such as learner code runs as ({found[0]} is mode {found[1]:o}, made"

@@ -47,6 +47,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge.script import INTERPRETER
+
 __all__ = [
     "ISOLATIONS",
     "JUDGE_FSIZE",
@@ -60,6 +62,8 @@ __all__ = [
     "expected_uid",
     "give_to",
     "got",
+    "judge_packages",
+    "not_for_grading",
     "unavailable",
     "worker_settings",
     "wrap",
@@ -229,10 +233,11 @@ def _preexec(
 
 
 def _python_paths() -> tuple[list[Path], list[Path]]:
-    """The installation to show read-only, and its site-packages to mask."""
+    """The installation to show read-only, and its site-packages to mask: the
+    base interpreter's (judge/script.py), never a venv of the judge's."""
     shown = {Path(sys.base_prefix).resolve(), Path(sys.base_exec_prefix).resolve()}
-    executable = Path(sys.executable)
-    shown.add(executable.parent)  # a venv's bin/: its python is a link into the prefix
+    executable = Path(INTERPRETER)
+    shown.add(executable.parent)
     shown.add(executable.resolve().parent)
     masked = set()
     base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
@@ -387,7 +392,7 @@ def unavailable(isolation: str) -> str | None:
     """None if a command run under `isolation` gets it here, else one line why not."""
     if isolation == "process":
         return None
-    return _probe(isolation, [sys.executable, "-S", "-s", "-B", "-c", MEASURE])
+    return _probe(isolation, [INTERPRETER, "-S", "-s", "-B", "-c", MEASURE])
 
 
 def _probe(isolation: str, probe: list[str]) -> str | None:
@@ -405,7 +410,7 @@ def _probe(isolation: str, probe: list[str]) -> str | None:
             " learners uids of their own: they would run as you); use --isolation"
             " sandbox (bubblewrap), or run the command as root"
         )
-    scratch = Path(tempfile.mkdtemp(prefix="day7-probe-"))
+    scratch = Path(tempfile.mkdtemp())
     give_to(NOBODY, scratch)
     wrapped = wrap(isolation, probe, scratch=scratch, cpu_seconds=30)
     try:
@@ -464,9 +469,76 @@ def blocked(path: Path, uid: int) -> tuple[Path, int] | None:
     return None
 
 
+#: The judge's own packages, which learner code must not reach: `evaluator`
+#: above all (re-exported, it would pass for the learner's own).
+OURS = ("evaluator", "judge", "strategies", "day7_verify", "worker")
+
+
+def judge_packages() -> list[Path]:
+    """Where this command's own packages are installed (found, not imported)."""
+    import importlib.util
+
+    found = []
+    for name in OURS:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            found.append(Path(spec.origin).resolve().parent)
+    return found
+
+
+def _readable(package: Path, uid: int) -> bool:
+    """Whether `uid` (and the gid of that number, no other group) can reach
+    `package` and read its `__init__.py` (enough to import it, or run it)."""
+    if blocked(package / "x", uid) is not None:
+        return False
+    try:
+        info = os.stat(package / "__init__.py")
+    except OSError:
+        return False
+    shift = 6 if info.st_uid == uid else 3 if info.st_gid == uid else 0
+    return bool(info.st_mode >> shift & 0o4)
+
+
+def not_for_grading(
+    isolation: str, packages: Sequence[Path] | None = None
+) -> str | None:
+    """Why verdicts judged under `isolation` here are not for grading (learner
+    code could import the judge's own evaluator and pass it off as its own),
+    in one line; None when it cannot reach any of the judge's `packages`."""
+    packages = judge_packages() if packages is None else packages
+    if isolation == "process":
+        return (
+            "under process isolation learner code runs as this user and can import"
+            " the judge's own evaluator; grade under sandbox or user isolation"
+        )
+    if isolation == "user":
+        for package in packages:
+            if _readable(package, NOBODY):
+                return (
+                    f"learners' uids can read the judge's own {package.name} at"
+                    f" {package}, and could import it as their own; install"
+                    " day7-verify where only root can read it (a venv under /root:"
+                    " learner code runs on the Python it was made from)"
+                )
+        return None
+    shown, masked = _python_paths()
+    bound = [Path(name) for name in ("/usr", "/bin", "/sbin", "/lib", "/etc")]
+    for package in packages:
+        inside = [*bound, *shown]
+        if any(package.is_relative_to(place) for place in inside) and not any(
+            package.is_relative_to(place) for place in masked
+        ):
+            return (
+                f"the sandbox shows the judge's own {package.name} at {package} to"
+                " learner code, which could import it as its own; install"
+                " day7-verify in a venv outside the system's Python"
+            )
+    return None
+
+
 def cannot_run(uid: int, said: str) -> str:
     """Why `uid` cannot run this Python, in one line, with what to do."""
-    executable = Path(sys.executable)
+    executable = Path(INTERPRETER)
     where = ""
     for path in (executable, executable.resolve(), Path(sysconfig.get_path("stdlib"))):
         found = blocked(path, uid)
@@ -474,8 +546,9 @@ def cannot_run(uid: int, said: str) -> str:
             where = f"{found[0]} is mode {found[1]:o}"
             break
     return (
-        f"the Python at {sys.executable} cannot be run by uid {uid}, an unprivileged"
+        f"the Python at {INTERPRETER} cannot be run by uid {uid}, an unprivileged"
         f" uid such as learner code runs as ({where or said}); install day7-verify"
-        " into a venv of a Python every user can read (e.g. /usr/bin/python3 -m"
-        " venv /opt/day7), or judge one trusted folder with --isolation process"
+        " into a venv made from a Python every user can run (e.g. /usr/bin/python3"
+        " -m venv /root/day7: learner code runs on that Python, the venv may stay"
+        " private), or judge one trusted folder with --isolation process"
     )

@@ -49,7 +49,7 @@ INODES = 65536
 # --, argv.
 _SCRIPT = r"""set -e
 size=$1; inodes=$2; space=$3; cwd=$4; shift 4
-mount -t tmpfs -o "size=$size,nr_inodes=$inodes,mode=0711,nosuid" day7-space "$space"
+mount -t tmpfs -o "size=$size,nr_inodes=$inodes,mode=0711,nosuid" tmpfs "$space"
 while [ "$1" != "--" ]; do
   cp -a -- "$1" "$space/"
   mount --bind -- "$space/${1##*/}" "$1"
@@ -89,7 +89,7 @@ def bounded(
         "/bin/sh",
         "-c",
         _SCRIPT,
-        "day7-space",
+        "sh",
         str(size),
         str(inodes),
         str(space),

@@ -34,9 +34,11 @@ def gradescope_results(
     summary_text: str,
     isolation: str = "process",
     seed: int | None = None,
+    not_for_grading: str | None = None,
 ) -> dict[str, Any]:
     """Gradescope's results.json for one learner, its verdict in words beside
-    (`seed`: the run's, so the verdict can be reproduced)."""
+    (`seed`: the run's, so the verdict can be reproduced; `not_for_grading`:
+    why its score should not count, said first in its output)."""
     if learner.score is None:
         learner = scored(learner)  # a verdict from before scores: score it here
     judged_to_end = learner.status in ("pass", "fail")
@@ -86,7 +88,11 @@ def gradescope_results(
         # The tests' points, summed: what Gradescope shows as the score.
         "score": round(sum(test["score"] for test in tests), 4),
         "execution_time": int(round(learner.seconds)),
-        "output": summary_text,
+        "output": (
+            summary_text
+            if not_for_grading is None
+            else f"Not for grading: {not_for_grading}\n\n{summary_text}"
+        ),
         "output_format": "text",
         "test_output_format": "text",
         "stdout_visibility": "hidden",
@@ -98,6 +104,11 @@ def gradescope_results(
                 "status": learner.status,
                 "isolation": isolation,
                 "seed": seed,
+                **(
+                    {}
+                    if not_for_grading is None
+                    else {"not_for_grading": not_for_grading}
+                ),
                 "score": dict(learner.score or {}),
                 "checks_made": (
                     None if learner.checks_made is None else list(learner.checks_made)

@@ -807,6 +807,8 @@ def html_page(report: ClassReport, verbose: bool = False) -> str:
         f"{settings.get('isolation', 'process')} isolation",
         f"day7-verify {report.tool}",
     ]
+    if settings.get("not_for_grading"):
+        facts.insert(-1, f"not for grading: {settings['not_for_grading']}")
     if settings.get("seed") is not None:
         # `day7-verify PATH --seed N` judges a learner again with these examples.
         facts.insert(-1, f"seed {settings.get('seed')}")

@@ -215,6 +215,7 @@ def learner_lines(
     quiet: bool = False,
     isolation: str | None = None,
     seed: int | None = None,
+    not_for_grading: str | None = None,
 ) -> list[str]:
     """One learner's verdict as the terminal shows it, one string per line.
 
@@ -227,6 +228,8 @@ def learner_lines(
     lines = [verdict_line(verdict)]
     if isolation is not None:
         lines.append(f"  judged under {isolation} isolation")
+    if not_for_grading is not None:
+        lines.append(f"  not for grading: {not_for_grading}")
     if verdict.status == "error":
         # Nothing was drawn: no seed to draw again, no invariant to list.
         lines.append("  no invariant was judged: the folder must load first")
@@ -400,6 +403,8 @@ def class_lines(report: ClassReport, jobs: int | None = None) -> list[str]:
         f" {report.seconds:.1f} s)",
         "",
     ]
+    if settings.get("not_for_grading"):
+        lines[1:1] = [f"not for grading: {terminal_text(settings['not_for_grading'])}"]
     with_baseline = any(learner.baseline is not None for learner in learners)
     # A report written before scores has none: no column then.
     with_score = any(learner.score is not None for learner in learners)

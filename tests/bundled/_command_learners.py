@@ -71,6 +71,16 @@ IN_EVALUATE_RUN: dict[str, str] = {
         "    _validate_case(case)\n"
         "    return EvaluationReport((_final_check(run, case),))\n"
     ),
+    # A report that changes as it is read (set 2's s3d): its checks turn all
+    # true from their `after`-th read on, and its .passed alternates then.
+    "shifting-report": (
+        "    if not _SHIFT['inside']:\n"
+        "        _SHIFT['inside'] = True\n"
+        "        try:\n"
+        "            return _Shifting(evaluate_run(run, workspace, receipts, case))\n"
+        "        finally:\n"
+        "            _SHIFT['inside'] = False\n"
+    ),
     # The working directory, as a learner's code finds it: a checkout's root.
     "rewrites-cwd": (
         "    import pathlib\n"
@@ -139,6 +149,41 @@ class _PlantedReport:
         return ""
 """,
 }
+
+_SHIFTING = """
+
+_SHIFT = {"inside": False, "after": 1}
+
+
+class _Shifting:
+    def __init__(self, report):
+        self._report, self._reads = report, {"checks": 0, "passed": 0}
+
+    def _read(self, field):
+        self._reads[field] += 1
+        return self._reads[field] > _SHIFT["after"]
+
+    @property
+    def checks(self):
+        shifted = self._read("checks")
+        return tuple(
+            EvaluationCheck(c.name, c.passed or shifted, c.detail)
+            for c in self._report.checks
+        )
+
+    @property
+    def passed(self):
+        if self._read("passed"):
+            return self._reads["passed"] % 2 == 0
+        return self._report.passed
+
+    def render(self):
+        return EvaluationReport(self.checks).render()
+"""
+AT_END["shifting-report"] = _SHIFTING
+# The same report, read as it was made twice (render() reads its checks too),
+# then changing.
+IN_EVALUATE_RUN["shifting-late"] = "    _SHIFT['after'] = 4\n"
 
 #: Code planted at the top of evaluation.py: the folder cannot be loaded.
 AT_IMPORT: dict[str, str] = {
@@ -232,3 +277,28 @@ def command_environment() -> dict[str, str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     environment.pop("PYTHONPATH", None)
     return environment
+
+
+#: Appended to each module of a folder, guarded (a failed attempt leaves the
+#: learner's own names): the judge's own evaluator's module of that name,
+#: from `site` (where the judge is installed), re-exported over the learner's.
+BORROW = """
+try:
+    import sys as _s
+    _s.path[:0] = [{site!r}]
+    from evaluator import {module} as _e
+    globals().update({{n: getattr(_e, n) for n in dir(_e) if not n.startswith("__")}})
+except BaseException:
+    pass
+"""
+
+
+def borrowing_folder(parent: Path, name: str, site: Path) -> Path:
+    """An unfinished learner (evaluate_run returns None) whose every module
+    re-exports the judge's own evaluator's, found under `site`."""
+    folder = learner_folder(parent, name, "returns-none")
+    for module in folder.glob("*.py"):
+        if not module.name.startswith("_"):
+            borrow = BORROW.format(site=str(site), module=module.stem)
+            module.write_text(module.read_text(encoding="utf-8") + borrow, "utf-8")
+    return folder

@@ -167,11 +167,15 @@ def test_links_left_by_learner_code_change_nothing_outside(tmp_path: Path) -> No
 
 #: Planted at the top of evaluate_run: try to write in the worlds' folder and
 #: to move the folder holding this world's tree (put back if it moved), then
-#: raise saying how each went.
+#: raise saying how each went. The worlds' folder is found from the tree
+#: (worlds/<tree's folder>/w/...): nothing in the worker's environment names it.
 _MOVES = (
     "    import os as _os\n"
     "    _said = {}\n"
-    "    _worlds = _os.environ.get('DAY7_SCRATCH', '')\n"
+    "    _at = str(workspace.policy.root)\n"
+    "    while _os.path.basename(_at) not in ('w', '', '/'):\n"
+    "        _at = _os.path.dirname(_at)\n"
+    "    _worlds = _os.path.dirname(_os.path.dirname(_at))\n"
     "    try:\n"
     "        open(_os.path.join(_worlds, 'planted'), 'w').close()\n"
     "        _said['write-worlds'] = 'done'\n"

@@ -125,7 +125,7 @@ def _key(*arguments):
 # A detail may name the world's tree (a log path in an error): recorded by
 # its role, put back as this run's tree when replayed.
 def _role(tree):
-    return "<ASSETS>" if "/day7-assets-" in tree else "<WORLD>"
+    return "<ASSETS>" if "/assets-" in tree else "<WORLD>"
 
 
 def _recorded(text, trees):

@@ -125,7 +125,7 @@ def test_the_bundle_holds_the_suite_and_what_it_imports_and_nothing_of_site(tmp_
     suite, _packages = suite_folders()
     assert CHILD_SCRIPT in inside
     assert "suite/conftest.py" in inside and "judge/target.py" in inside
-    assert "worker/__main__.py" in inside and "strategies/draw.py" in inside
+    assert "worker/serve.py" in inside and "strategies/draw.py" in inside
     assert {
         f"suite/invariants/{p.name}" for p in (suite / "invariants").glob("*.py")
     } <= inside

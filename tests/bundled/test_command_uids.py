@@ -104,10 +104,10 @@ def _attack():
             except OSError:
                 continue
             for arg in argv:
-                at = arg.find("/learner-")
-                if at < 0 or not arg.endswith("/bundle/worker"):
+                # A worker runs its scratch's lib/main.py.
+                if not arg.endswith("/lib/main.py"):
                     continue
-                scratch = arg[: arg.index("/", at + 1)]
+                scratch = _os.path.dirname(_os.path.dirname(arg))
                 # A classmate: judged by this command (its work directory),
                 # not by another command running on the machine.
                 ours = _os.path.dirname(scratch) == _os.path.dirname(mine)
@@ -146,7 +146,7 @@ def _attack():
         seen["found"] = True
         seen["tries"] += 1
         for pid, scratch in found.items():
-            worlds = _os.path.join(scratch, "worlds")
+            worlds = _os.path.join(scratch, "work")
             cwd = _os.path.join(scratch, "cwd")
             attempt("write-worlds", lambda: write(_os.path.join(worlds, "OWNED")))
             attempt("list-worlds", lambda: _os.listdir(worlds))

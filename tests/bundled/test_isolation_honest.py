@@ -8,10 +8,11 @@ Run for real, not with a patched probe:
   is refused in one line (``--cohort`` too) instead of judging learners as
   that user under the name `user`; the default's label matches what a
   learner's code measured from inside (its uid, its pid namespace);
-- as root, with day7-verify in a venv under a mode-0700 folder (the README's
-  ``~/day7`` under ``/root``): the unprivileged uids that run learners'
-  code cannot run that Python, so ``--isolation user`` is one line and exit
-  status 2, with no learner judged, never every learner `error`.
+- as root, with day7-verify in a venv under a mode-0700 folder (the first
+  hour's ``/root/day7``): learners' code runs on the Python the venv was
+  made from, and cannot import the judge's own evaluator from it; with the
+  packages readable by every uid instead, every report says the verdicts
+  are not for grading.
 
 The interpreter is Debian's ``/usr/bin/python3`` (pyenv's lives under
 ``/root``, mode 0700), given copies of pytest, Hypothesis and this checkout;
@@ -215,37 +216,90 @@ def test_an_ordinary_users_sandbox_is_a_sandbox(ordinary: dict, base: Path) -> N
 
 
 @pytest.fixture(scope="module")
-def private_venv(base: Path, site: Path) -> Path:
-    """The README's venv as root makes it: under a folder of mode 0700."""
+def private_venv(base: Path) -> Path:
+    """The first hour's venv as root makes it: under a folder of mode 0700,
+    the judge's packages inside it too."""
     private = base / "root-home"
     private.mkdir(mode=0o700)
     os.chmod(private, 0o700)
-    return venv(private / "day7", site)
+    return venv(private / "day7", copied_site(private))
 
 
-def test_a_python_the_learners_uids_cannot_run_is_the_judges_error(
+#: Appended to each module of the folder, guarded (a failed attempt leaves
+#: the learner's own names): the judge's own evaluator's module of that name,
+#: from the venv's packages (the path as the teacher's install has it),
+#: re-exported over the learner's.
+BORROW = """\
+try:
+    import sys as _s
+    _s.path[:0] = [{site!r}]
+    from evaluator import {module} as _e
+    globals().update({{n: getattr(_e, n) for n in dir(_e) if not n.startswith("__")}})
+    print("BORROWED", _e.__file__, flush=True)
+except BaseException as _error:
+    print("NOT BORROWED", type(_error).__name__, flush=True)
+"""
+
+
+def _borrower(where: Path, site: Path) -> Path:
+    cohort = where / "class"
+    cohort.mkdir(parents=True)
+    folder = learner_folder(cohort, "borrower", "returns-none")
+    for module in (m for m in folder.glob("*.py") if not m.name.startswith("_")):
+        borrow = BORROW.format(site=str(site), module=module.stem)
+        source = module.read_text(encoding="utf-8")
+        module.write_text(source + borrow, encoding="utf-8")
+    for folder, _, files in os.walk(where):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    return cohort / "borrower"
+
+
+def test_a_private_install_lends_learners_nothing_under_user_isolation(
     private_venv: Path, base: Path
 ) -> None:
-    """As root, --isolation user with a Python under a 0700 folder: one line
-    naming the folder and what to do, exit 2, and no learner judged."""
-    cohort = _probe_class(base / "private", ("a-probe", "b-probe"))
+    """As root, --isolation user with the venv under a 0700 folder: learner
+    code runs on the Python the venv was made from, cannot import the
+    judge's evaluator from the venv's packages, and fails as it is; the
+    report is for grading."""
+    site = private_venv.parents[2] / "site"
+    folder = _borrower(base / "private", site)
     out = base / "private" / "class.json"
-    for target in (
-        [str(cohort / "a-probe")],
-        ["--cohort", str(cohort), "--jobs", "2"],
-    ):
-        done = _command(
-            private_venv,
-            [*target, "--isolation", "user", "--json", str(out)],
-            base / "private",
-        )
-        assert done.returncode == 2, (done.stdout, done.stderr)
-        lines = done.stderr.strip().splitlines()
-        assert len(lines) == 1, lines  # no progress line: no learner judged
-        assert f"the Python at {private_venv} cannot be run by uid" in lines[0]
-        assert f"{private_venv.parents[2]} is mode 700" in lines[0]
-        assert "--isolation process" in lines[0]
-        assert not out.exists() and done.stdout == ""
+    done = _command(
+        private_venv,
+        [str(folder), "--isolation", "user", "--json", str(out)],
+        base / "private",
+    )
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["settings"]["isolation"] == "user"
+    assert "not_for_grading" not in report["settings"], report["settings"]
+    [learner] = report["learners"]
+    assert learner["status"] == "fail", learner
+    assert learner["invariants"]["truth"] != "pass"
+
+
+def test_a_readable_install_is_said_not_for_grading_under_user_isolation(
+    ordinary: dict, site: Path, base: Path
+) -> None:
+    """As root, --isolation user with the judge's packages readable by every
+    uid (a venv under a folder anyone enters): the borrower passes (the
+    private install above is what stops it), and every report says the
+    verdict is not for grading, naming the evaluator."""
+    folder = _borrower(base / "readable", site)
+    out = base / "readable" / "class.json"
+    done = _command(
+        ordinary["python"],
+        [str(folder), "--isolation", "user", "--json", str(out)],
+        base / "readable",
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["learners"][0]["status"] == "pass"
+    why = report["settings"]["not_for_grading"]
+    assert "evaluator" in why and str(site) in why, why
+    assert f"not for grading: {why}" in done.stdout
 
 
 @pytest.mark.skipif(

@@ -29,9 +29,9 @@ pytestmark = pytest.mark.children
 _SEEKER = """\
 import glob as _glob, os as _os
 _places = [_os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY") or ""]
-_places += _glob.glob("/*/day7-verify-*/result-*/hypothesis")
-_places += _glob.glob("/*/*/day7-verify-*/result-*/hypothesis")
-_places += _glob.glob("/tmp/*/day7-verify-*/result-*/hypothesis")
+_places += _glob.glob("/*/tmp*/tmp*/hypothesis")
+_places += _glob.glob("/*/*/tmp*/tmp*/hypothesis")
+_places += _glob.glob("/dev/shm/tmp*/tmp*/hypothesis")
 for _place in _places:
     if not _place:
         continue

@@ -39,10 +39,14 @@ _BODY = (
 PLANTS = {
     "loops": "    while True:\n        pass\n",
     "interrupts": "    raise KeyboardInterrupt\n",
-    # Tells the test it is running, then swallows every interruption.
+    # Tells the test it is running (at the path the test left beside it: the
+    # worker's environment holds nothing of the judge's, the test's neither),
+    # then swallows every interruption.
     "swallows": (
         "    import os, time\n"
-        "    open(os.environ['DAY7_TEST_MARKER'], 'w').close()\n"
+        "    here = os.path.dirname(__file__)\n"
+        "    with open(os.path.join(here, 'marker-path'), encoding='utf-8') as f:\n"
+        "        open(f.read(), 'w').close()\n"
         "    while True:\n"
         "        try:\n"
         "            time.sleep(0.05)\n"
@@ -170,10 +174,12 @@ def test_the_persons_ctrl_c_stops_the_run_even_when_the_learner_swallows_it(
     run stops within seconds, exit 2, and says INCOMPLETE, interrupted."""
     marker = tmp_path / "running"
     report = tmp_path / "verification.json"
+    folder = learner(tmp_path, "swallows")
+    (folder / "marker-path").write_text(str(marker), encoding="utf-8")
     process = subprocess.Popen(
-        command(learner(tmp_path, "swallows"), report, "--call-timeout", "120"),
+        command(folder, report, "--call-timeout", "120"),
         cwd=tmp_path,
-        env=environment(DAY7_TEST_MARKER=str(marker)),
+        env=environment(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

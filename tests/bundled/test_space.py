@@ -90,7 +90,7 @@ def test_the_tmpfs_is_mounted_with_a_bound_on_its_files() -> None:
     script = argv[argv.index("-c") + 1]
     assert "nr_inodes=$inodes" in script
     assert argv[argv.index("-c") + 2 :][:4] == [
-        "day7-space",
+        "sh",
         str(1 << 26),
         str(INODES),
         "/s",

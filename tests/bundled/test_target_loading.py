@@ -9,6 +9,7 @@ run ends with the invariant summary and its JSON form.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 from collections.abc import Iterator, Mapping
@@ -27,6 +28,7 @@ from judge.target import (
     load_target,
 )
 from strategies.profiles import CI, DEV, THOROUGH, choose_profile
+from worker.serve import PACKAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFTEST = ROOT / "tests" / "conftest.py"
@@ -344,9 +346,11 @@ def test_a_bad_target_is_one_line(
     text = str(raised.value)
     assert message in text
     assert "\n" not in text
-    assert "_day7_target" not in text  # the synthetic package stays invisible
+    # The synthetic package stays invisible.
+    assert not re.search(rf"(?<![\w.]){PACKAGE}\.", text), text
     # Nothing of a folder that cannot load stays imported.
-    assert not [m for m in set(sys.modules) - loaded_before if "_day7_target" in m]
+    loaded = set(sys.modules) - loaded_before
+    assert not [m for m in loaded if m.split(".")[0] == PACKAGE]
 
 
 def test_the_bundled_evaluator_is_hardened_by_default() -> None:

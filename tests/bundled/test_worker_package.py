@@ -214,9 +214,9 @@ def test_the_worker_reads_a_report_and_the_judge_words_its_shape_alike(
 ) -> None:
     """What the worker reads of a report, judged in the judge, has the same
     shape problem (word for word) as the report judged in-process."""
-    from worker.serve import Worker
+    from worker.serve import Server
 
-    said = json.loads(json.dumps(Worker(None, None).view(report)))
+    said = json.loads(json.dumps(Server(None, None).view(report)))
     assert report_problem(viewed_report(said)) == report_problem(report)
 
 
@@ -317,3 +317,44 @@ def test_a_failed_descriptor_relative_open_is_placed_in_its_directory() -> None:
             os.close(fd)
         [opened] = [record for record in recorder.accesses if record[1] == "open"]
         assert opened[3] == os.path.join(os.path.realpath(top), "missing")
+
+
+#: What names the judge to learner code (issue 37): none may be in the
+#: worker's script, its environment or how it is started.
+JUDGE_WORDS = ("day7", "verify", "judge", "hypothesis", "pytest", "worker")
+
+
+def test_the_workers_script_names_nothing_of_the_judge() -> None:
+    """The worker runs as one script (judge/script.py) whose text, read by
+    learner code through its frames or __main__, holds no word of ours; and
+    it is the worker package's code, whole (it still starts and serves)."""
+    from judge.script import SCRIPT, worker_source
+
+    text = worker_source().lower()
+    assert not [word for word in JUDGE_WORDS if word in text]
+    assert text.rstrip().endswith("main()") and "class server" in text
+    assert not [word for word in JUDGE_WORDS if word in SCRIPT]
+
+
+def test_the_workers_environment_is_built_from_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """However the judge's own environment looks (its scratch, Hypothesis's
+    storage, pytest's variables, the seed), the worker gets PATH, HOME,
+    TMPDIR and the locale only, HOME and TMPDIR as the command says."""
+    from judge.remote import WORKER_PATH, _environment
+
+    for name in ("DAY7_SCRATCH", "HYPOTHESIS_STORAGE_DIRECTORY", "DAY7_VERIFY_SEED"):
+        monkeypatch.setenv(name, "/judge/day7")
+    monkeypatch.setenv("PATH", "/opt/day7/bin:/usr/bin")
+    given = {"env": {"HOME": "/s/home", "TMPDIR": "/tmp"}}
+    environment = _environment(given, "/s/lib")
+    assert environment == {
+        "PATH": WORKER_PATH,
+        "HOME": "/s/home",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+    assert _environment({}, "/s/lib")["HOME"] == "/s/lib"
+    assert not [w for w in JUDGE_WORDS if w in json.dumps(environment).lower()]

@@ -113,7 +113,7 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
     random.seed(zlib.crc32(repr(pair).encode()))
     order = (perturbation.world, world) if first else (world, perturbation.world)
     note(f"{describe(order[0])}\nthen, at the same paths: {perturbation}")
-    with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as top:
+    with tempfile.TemporaryDirectory(dir=scratch_parent()) as top:
         tree = Path(top) / "w"
         for number, current in enumerate(order):
             context = (
@@ -179,7 +179,7 @@ def test_evidence_changed_in_place_at_the_same_size_and_time_is_read_again(
     """
     before, after = rewrite.before, rewrite.after
     note(f"{describe(before)}\nthen: {rewrite}")
-    with tempfile.TemporaryDirectory(prefix="day7-", dir=scratch_parent()) as top:
+    with tempfile.TemporaryDirectory(dir=scratch_parent()) as top:
         tree = Path(top) / "w"
         # The second world built first, at the very same paths, only for the
         # bytes it puts on disk (and its run and case, which hold no path).
