@@ -333,8 +333,8 @@ def test_the_terminal_prints_one_entry_per_cause_naming_its_invariants():
 def test_verbose_shows_hypothesis_example_whole() -> None:
     """A long example (a 452-character line, 105 lines) reaches --verbose
     whole: no line cut, no note saying lines were left out (issue 36)."""
-    from day7_verify._report import LearnerVerdict
-    from day7_verify._text import learner_lines
+    from day7_verify.reports._report import LearnerVerdict
+    from day7_verify.reports._text import learner_lines
 
     long_line = "world=World(files=(" + "FileFact(index=0, text='x'), " * 15 + "))"
     assert len(long_line) > 452

@@ -527,7 +527,7 @@ def test_one_folder_judged_against_a_baseline_says_who_is_gone(
     the ones merely not asked for."""
     import json
 
-    from day7_verify._report import ClassReport, LearnerVerdict
+    from day7_verify.reports._report import ClassReport, LearnerVerdict
 
     root = _class(tmp_path)
     first = tmp_path / "first.json"

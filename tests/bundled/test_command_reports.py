@@ -458,7 +458,7 @@ def test_a_baseline_shows_a_learner_gone_since_as_gone():
     one this run only did not ask for, whose folder is there, is not."""
     from _command_schema import report_problems
 
-    from day7_verify._html import html_page
+    from day7_verify.reports._html import html_page
 
     old = ClassReport(
         SETTINGS,
@@ -494,7 +494,7 @@ def test_the_page_finds_a_hang_by_its_filter_and_shows_the_whole_world():
     shows less has the whole world on the page: at once with --verbose,
     one click away without (issue 36: the filter was disabled, the page said
     "--verbose shows the whole world" and offered none)."""
-    from day7_verify._html import html_page
+    from day7_verify.reports._html import html_page
 
     whole = "final: done\nfile a.txt: holds it\nfile b.txt: missing"
     narrowed = (

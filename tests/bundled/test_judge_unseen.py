@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from _command_learners import _EVALUATE_RUN_BODY, command_environment, learner_folder
 
-from day7_verify._sandbox import detect
+from day7_verify.isolation._sandbox import detect
 
 pytestmark = pytest.mark.children
 

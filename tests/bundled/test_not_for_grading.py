@@ -23,7 +23,11 @@ from pathlib import Path
 import pytest
 from _command_learners import command_environment, learner_folder
 
-from day7_verify._sandbox import _python_paths, judge_packages, not_for_grading
+from day7_verify.isolation._sandbox import (
+    _python_paths,
+    judge_packages,
+    not_for_grading,
+)
 
 
 def _package(where: Path, mode: int = 0o755) -> Path:

@@ -19,7 +19,7 @@ import pytest
 from _command_learners import command_environment, learner_folder
 from hypothesis import assume, given, settings
 
-from day7_verify._sandbox import detect
+from day7_verify.isolation._sandbox import detect
 from judge import load_target, materialise, report_view
 from judge.lessons import InvariantFailure
 from judge.reading import ReadReport
