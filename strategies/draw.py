@@ -58,6 +58,7 @@ from strategies.logs import (
     LogFact,
     damage_effect,
 )
+from strategies.paths import LINE_BREAKS, allowed_name, claims
 from strategies.receipts import FORMS, PLACES, RECEIPT_EXAMPLES, ReceiptFact
 from strategies.results import (
     ASKED,
@@ -82,6 +83,8 @@ from strategies.world import World
 
 __all__ = [
     "BROAD_EXAMPLES",
+    "NAMES",
+    "PATH_DRAFTS",
     "CONTENT_EXAMPLES",
     "contents",
     "edits",
@@ -138,17 +141,30 @@ _CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="
 # Words around a marker in a final: no whitespace, so a marker padded with
 # spaces never occurs by accident.
 _WORDS = ("done", "ok", "é日", "finished")
-# Directory names and file stems: no digit (a file's last component always
-# holds its index, so no file is another's directory), no "." component or
-# dot-protected name, no "_" (the builder's own names start with "_"), and
-# no protected name such as "credentials".
-_SEGMENTS = ("src", "app", "docs", "日本", "a", "über", "ñu", "my dir", "a b", "ré")
+# A path's names: any character but what the contract forbids a path ("/",
+# NUL; protected names are the boundary's) or a line of render() cannot
+# hold, drawn in runs, one run in two from the ASCII punctuation, symbols
+# and the space: what a shell ("~", "$", "*"), a format ("%", "{") or a
+# joined list (", ") gives a meaning is common, not luck. No index in them:
+# the world keeps facts apart by what they claim (`_apart`).
+_NAME_CHARS = st.characters(
+    exclude_categories=("Cs",), exclude_characters="/\x00" + LINE_BREAKS
+)
+_MEANINGFUL = st.characters(
+    codec="ascii", categories=("P", "S", "Zs"), exclude_characters="/"
+)
+_RUNS = st.text(_NAME_CHARS, min_size=1, max_size=5) | st.text(
+    _MEANINGFUL, min_size=1, max_size=2
+)
+NAMES = st.lists(_RUNS, min_size=1, max_size=3).map("".join).filter(allowed_name)
 _SUFFIXES = ("", ".txt", ".py", ".md")
+#: A plain path's pieces: up to three folders, a stem and a suffix.
+PATH_DRAFTS = st.builds(
+    PathDraft, st.lists(NAMES, max_size=3).map(tuple), NAMES, st.sampled_from(_SUFFIXES)
+)
 # Changed artifacts as a receipt stores them: normalised paths of any
-# letters (a composed or a decomposed accent), and unnormalised ones.
-_ARTIFACT = st.lists(
-    st.text("ab日é\u0301-", min_size=1, max_size=4), min_size=1, max_size=3
-).map("/".join) | st.sampled_from(("src/app.py", "docs/b.md", "out/cafe\u0301.txt"))
+# names, and unnormalised ones.
+_ARTIFACT = st.lists(NAMES, min_size=1, max_size=3).map("/".join)
 _RAW_ARTIFACT = st.sampled_from(("./src/app.py", "a//b.md", "docs/./b.md"))
 _CALL_ID_STYLES = ("call-{}", "c{}", "call {}", "呼叫-{}")
 
@@ -236,12 +252,7 @@ def file_facts(
     return st.builds(
         _FileDraft,
         kind=kind,
-        path=st.builds(
-            PathDraft,
-            st.lists(st.sampled_from(_SEGMENTS), max_size=3).map(tuple),
-            st.sampled_from(_SEGMENTS),
-            st.sampled_from(_SUFFIXES),
-        ),
+        path=PATH_DRAFTS,
         text=contents(),
         spelling=st.sampled_from(SPELLINGS),
         variant=st.integers(0, 63),
@@ -570,6 +581,40 @@ def noise_events() -> st.SearchStrategy[EventSpec]:
     )
 
 
+# Shapes whose names are made, not drawn (a protected name, names at or
+# past the length limits): the only ones not held to `allowed_name`.
+_MADE_NAMES = ("protected", "long", "deep", "too_long")
+
+
+def _apart(drafts: list[_FileDraft]) -> tuple[FileFact, ...]:
+    """The drafts as facts, each kept only when its path is allowed and meets
+    no earlier fact's claim (the same path, one on another's way, a top
+    directory a kind with twins or decoys holds); indices follow what is kept."""
+    kept: list[FileFact] = []
+    paths: list[tuple[str, ...]] = []
+    plain_tops: set[str] = set()
+    own_tops: set[str] = set()
+    for draft in drafts:
+        fact = draft.at(len(kept))
+        kind = FILE_KINDS[fact.kind]
+        parts = fact.parts
+        if kind.shape not in _MADE_NAMES and not all(
+            allowed_name(name, top=at == 0) for at, name in enumerate(parts)
+        ):
+            continue
+        path, tops = claims(parts, kind.own_path)
+        top = claims(parts[:1], True)[1]
+        if any(path[: len(q)] == q or q[: len(path)] == path for q in paths):
+            continue
+        if tops & (plain_tops | own_tops) or (not tops and top & own_tops):
+            continue
+        kept.append(fact)
+        paths.append(path)
+        own_tops |= tops
+        plain_tops |= set() if tops else top
+    return tuple(kept)
+
+
 def _assemble(
     final: FinalFact,
     drafts: list[_FileDraft],
@@ -581,7 +626,7 @@ def _assemble(
     as_list: bool,
     crossed: bool,
 ) -> World:
-    files = tuple(d.at(i) for i, d in enumerate(drafts))
+    files = _apart(drafts)
     marked = tuple(replace(r, marker=marker(1 + i)) for i, r in enumerate(results))
     receipts = tuple(
         replace(fact, call_id=style.format(i + 1), marker=marker(1 + len(marked) + i))
