@@ -181,9 +181,31 @@ def _grown(text: str, size: int) -> str:
     return text if size == 0 else line * (96 * 1024 // len(line.encode()) + 1)
 
 
+# A character of two to four bytes in UTF-8.
+_WIDE = st.characters(min_codepoint=0x80, exclude_categories=("Cs",))
+# Where a long text puts one: a chunk's or a buffer's end (4 KiB, 8 KiB,
+# 64 KiB, a few bytes either side) or any offset up to past 128 KiB.
+_OFFSETS = st.builds(
+    int.__add__, st.sampled_from((4096, 8192, 65536)), st.integers(-4, 4)
+) | st.integers(2, 140_000)
+
+
+def _across(text: str, line: str, at: int, wide: str, into: int) -> str:
+    """`line` repeated to just before byte `at`, then `wide` (a multi-byte
+    character) across byte `at`, then `text`."""
+    into = 1 + into % (len(wide.encode()) - 1)
+    unit = line or "a"
+    head = (unit * (at // len(unit.encode()) + 1)).encode()[: at - into]
+    prefix = head.decode("utf-8", "ignore")
+    return prefix + "a" * (at - into - len(prefix.encode())) + wide + text
+
+
 def contents() -> st.SearchStrategy[str]:
-    """A file's base text: short, now and then over 64 KiB."""
-    return st.builds(_grown, texts(), st.integers(0, 15).map(lambda n: n // 15))
+    """A file's base text: short (empty one time in four), one time in eight
+    long, a multi-byte character across a drawn offset."""
+    long = st.builds(_across, texts(), texts(), _OFFSETS, _WIDE, st.integers(0, 2))
+    by_roll = (st.just(""), st.just(""), *[texts()] * 5, long)
+    return st.sampled_from(by_roll).flatmap(lambda chosen: chosen)
 
 
 # What each operator's `arg` is drawn from; raw bytes are lone surrogates.
@@ -280,7 +302,28 @@ def _long(piece: str, more: int) -> str:
     return piece * (60 // len(piece) + 1 + more)
 
 
-_FILLER = _broken(0, 12) | st.builds(_long, _broken(2, 12), st.integers(0, 8))
+# Escapes: a backslash before any character or two ("\\n", "\\u00", "\\é").
+_ESCAPES = st.lists(
+    st.tuples(_broken(0, 4), st.text(_CHARS, max_size=2)).map("\\".join),
+    min_size=1,
+    max_size=3,
+).map("".join)
+_FILLER = (
+    _broken(0, 12)
+    | st.builds(_long, _broken(2, 12), st.integers(0, 8))
+    | _ESCAPES
+)
+# Markup a final may hold around what is asked: a model's <think>, or any tag.
+_TAGS = st.none() | st.just("think") | st.text("abcdefghijklmnopqrstuvwxyz", min_size=1)
+
+
+def _marked_up(fact: FinalFact, tag: str | None) -> FinalFact:
+    """`fact` with every placement inside <tag>...</tag> (the filler between)."""
+    if tag is None or fact.overlap or len(fact.pieces) < 2:
+        return fact
+    pieces = [f"{p}<{tag}>" for p in fact.pieces[:-1]] + [fact.pieces[-1]]
+    pieces[1:] = [f"</{tag}>{p}" for p in pieces[1:]]
+    return replace(fact, pieces=tuple(pieces))
 _PAD = st.text(_CHARS, max_size=3)
 
 
@@ -338,7 +381,7 @@ def final_facts(
     """How the run ended and its final laid out: k >= 0 occurrences of the
     substring among look-alikes and filler; with `passing`, a completed run
     whose final text holds it."""
-    text = draw(_final_layouts(draw(_MARKERS), passing))
+    text = _marked_up(draw(_final_layouts(draw(_MARKERS), passing)), draw(_TAGS))
     return replace(
         text,
         completed=passing or draw(st.booleans()),
@@ -468,6 +511,7 @@ def receipt_facts(
             other_exit=_sometimes(draw, True, False),
             picks=_sometimes(draw, draw(_picks(pool)), None),
             form=_sometimes(draw, draw(_pick(FORMS)), ""),
+            joined=_sometimes(draw, True, False),
             other_id=draw(_upto(7)) == 7,
         )
     return draw(_pick(_CALL_ID_STYLES)), fact
@@ -625,6 +669,8 @@ def _assemble(
     modified: int,
     as_list: bool,
     crossed: bool,
+    padding: int = 0,
+    numbering: tuple[int, int] = (1, 1),
 ) -> World:
     files = _apart(drafts)
     marked = tuple(replace(r, marker=marker(1 + i)) for i, r in enumerate(results))
@@ -644,7 +690,24 @@ def _assemble(
         modified_files=tuple(chosen),
         events_as_list=as_list,
         crossed=crossed,
+        padding=padding,
+        numbering=numbering,
     )
+
+
+# A long run one world in twelve: a thousand events and more (past the
+# recursion limit of a search by recursion), up to a few thousand.
+_PADDINGS = st.builds(
+    lambda roll, count: count if roll == 0 else 0,
+    st.integers(0, 11),
+    st.integers(1000, 4000) | st.sampled_from((999, 1000, 1001, 1024)),
+)
+# The first step (1, 0, below 0 or far off) and how many events share each
+# step (one, two, all of them, or any few): the contract's `step: int`.
+_NUMBERINGS = st.tuples(
+    st.sampled_from((1, 0, -1)) | st.integers(-(2**31), 2**31),
+    st.sampled_from((1, 0, 2)) | st.integers(1, 5),
+)
 
 
 def worlds(
@@ -687,6 +750,8 @@ def worlds(
         st.integers(0, 2**max_files - 1),
         st.booleans() if as_list is None else st.just(as_list),
         st.booleans(),
+        _PADDINGS,
+        _NUMBERINGS,
     )
 
 
@@ -785,6 +850,10 @@ CONTENT_EXAMPLES: dict[str, tuple[str, Edit]] = {
     "exact_no_final_newline": (_TEXT.rstrip("\n"), KEPT),
     "exact_padded": (f"  {_TEXT} \n\n", KEPT),
     "exact_large": (_LARGE, KEPT),
+    # A character across a 4 KiB chunk's end (two bytes of "é" either side),
+    # and a four-byte one across 8 KiB: a file read in chunks must join them.
+    "exact_wide_across_4k": (_across("\n", _TEXT, 4096, "\u00e9", 0), KEPT),
+    "exact_wide_across_8k": (_across("", "é日\n", 8192, "\U0001f600", 1), KEPT),
     "exact_nfd": (_TEXT + _NFD, KEPT),
     "exact_nfc_unchanged": (_TEXT + _NFC, Edit("normalise", arg="NFC")),
     "exact_ascii_as_latin1": ("answer = 2\n", Edit("encode", arg="latin-1")),
@@ -948,6 +1017,36 @@ EXAMPLE_WORLDS: dict[str, World] = {
     },
     "receipt log directory": _receipt_world(trap="directory", extra=1),
     "receipt log unreadable": _receipt_world(trap="unreadable", extra=1),
+    # Names a shell expands ("~", "$HOME"), a format reads ("%", "{}") or a
+    # joined list splits (", "), each holding exactly what is expected.
+    "file names meaningful elsewhere": World(
+        files=tuple(
+            FileFact(i, parts, "exact", _TEXT)
+            for i, parts in enumerate(
+                (("~", "a.txt"), ("$HOME", "b.txt"), ("100%", "{x}, y %s.txt"))
+            )
+        )
+    ),
+    "file missing, expected empty": _file_world("missing", text=""),
+    "final inside markup": World(final=FinalFact(("done <think>", "</think> ok"))),
+    "final with escapes and non-ASCII": World(
+        final=FinalFact(("saved C:\\new\\é ", " \\u00e9 done"), marker="[é]")
+    ),
+    "result in a run of thousands of events": replace(
+        _result_world(RESULT_EXAMPLES["after_decoy"]), padding=1500
+    ),
+    "events all at step 0": replace(
+        _result_world(RESULT_EXAMPLES["after_decoy"]), numbering=(0, 0)
+    ),
+    "events two to a step": replace(
+        _result_world(RESULT_EXAMPLES["after_decoy"]), numbering=(1, 2)
+    ),
+    "receipt of a write mismatching, in memory": World(
+        receipts=(
+            ReceiptFact("call-1", "write_file", "ok", _TWO, marker(1), other_exit=True),
+        ),
+        log=LogFact(store="memory"),
+    ),
     "events handed over as a list": replace(
         _result_world(RESULT_EXAMPLES["after_decoy"]), events_as_list=True
     ),
