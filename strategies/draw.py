@@ -97,6 +97,7 @@ __all__ = [
     "file_facts",
     "final_facts",
     "hostile_worlds",
+    "one_of_each",
     "log_damages",
     "log_facts",
     "noise_events",
@@ -309,9 +310,7 @@ _ESCAPES = st.lists(
     max_size=3,
 ).map("".join)
 _FILLER = (
-    _broken(0, 12)
-    | st.builds(_long, _broken(2, 12), st.integers(0, 8))
-    | _ESCAPES
+    _broken(0, 12) | st.builds(_long, _broken(2, 12), st.integers(0, 8)) | _ESCAPES
 )
 # Markup a final may hold around what is asked: a model's <think>, or any tag.
 _TAGS = st.none() | st.just("think") | st.text("abcdefghijklmnopqrstuvwxyz", min_size=1)
@@ -324,6 +323,8 @@ def _marked_up(fact: FinalFact, tag: str | None) -> FinalFact:
     pieces = [f"{p}<{tag}>" for p in fact.pieces[:-1]] + [fact.pieces[-1]]
     pieces[1:] = [f"</{tag}>{p}" for p in pieces[1:]]
     return replace(fact, pieces=tuple(pieces))
+
+
 _PAD = st.text(_CHARS, max_size=3)
 
 
@@ -721,6 +722,7 @@ def worlds(
     logs: st.SearchStrategy[LogFact] | None = None,
     max_files: int = 3,
     max_results: int = 3,
+    min_facts: int = 0,
     min_receipts: int = 0,
     max_receipts: int = 3,
     max_noise: int = 2,
@@ -736,9 +738,13 @@ def worlds(
     return st.builds(
         _assemble,
         finals if finals is not None else final_facts(),
-        st.lists(file_facts(file_kinds, file_edits), max_size=max_files),
         st.lists(
-            results if results is not None else result_facts(), max_size=max_results
+            file_facts(file_kinds, file_edits), min_size=min_facts, max_size=max_files
+        ),
+        st.lists(
+            results if results is not None else result_facts(),
+            min_size=min_facts,
+            max_size=max_results,
         ),
         logs if logs is not None else log_facts(),
         st.lists(
@@ -775,6 +781,21 @@ def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
     }
     settings.update(narrowing)
     return worlds(**settings)
+
+
+def one_of_each() -> st.SearchStrategy[World]:
+    """Passing worlds of exactly one plain fact of each group (a file, a
+    result listed once, a receipt): the score's probe draws its worlds here
+    (judge/probe.py), so they come from the properties' own space."""
+    return passing_worlds(
+        file_kinds=("exact",),
+        max_files=1,
+        max_results=1,
+        max_receipts=1,
+        min_facts=1,
+        min_receipts=1,
+        stored=("put",),
+    ).filter(lambda w: len(w.files) == 1 and not w.results[0].repeat)
 
 
 def unavailable_worlds() -> st.SearchStrategy[World]:

@@ -58,12 +58,12 @@ from strategies.results import (
     RESULT_KINDS,
     EventSpec,
     ResultFact,
+    noise_event,
     result_asks,
     result_cause,
     result_events,
     result_hint,
     result_words,
-    noise_event,
     tool_event,
 )
 
