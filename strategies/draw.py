@@ -90,7 +90,6 @@ __all__ = [
     "edits",
     "EXAMPLE_WORLDS",
     "PASSING_WORLD",
-    "TEXTS",
     "TRAP_WORLDS",
     "examples",
     "examples_of",
@@ -112,15 +111,6 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Kept for callers that want a few fixed texts (the oracle's tests).
-TEXTS = (
-    "",
-    "a",
-    "answer = 2\n",
-    "x = 1\r\ny = 2",
-    "é 日本 ß\n",
-    "  spaced out  ",
-)
 # Pieces a file's text is made of, beside any character: line endings of
 # every sort, a BOM, a composed and a decomposed accent, a ligature, letters
 # whose case changes their length, blanks. No "[", "]" or "|": markers are
@@ -144,20 +134,23 @@ _CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="
 _WORDS = ("done", "ok", "é日", "finished")
 # A path's names: any character but what the contract forbids a path ("/",
 # NUL; protected names are the boundary's) or a line of render() cannot
-# hold, drawn in runs, one run in two from the ASCII punctuation, symbols
-# and the space: what a shell ("~", "$", "*"), a format ("%", "{") or a
-# joined list (", ") gives a meaning is common, not luck. No index in them:
-# the world keeps facts apart by what they claim (`_apart`).
+# hold, between runs of the ASCII punctuation, symbols and the space: what
+# a shell ("~", "$", "*"), a format ("%", "{") or a joined list (", ") gives
+# a meaning is common, not luck. No index in them: the world keeps facts
+# apart by what they claim (`_apart`). Three texts, no list: drawing names
+# is much of drawing a world.
 _NAME_CHARS = st.characters(
     exclude_categories=("Cs",), exclude_characters="/\x00" + LINE_BREAKS
 )
-_MEANINGFUL = st.characters(
-    codec="ascii", categories=("P", "S", "Zs"), exclude_characters="/"
+_MEANINGFUL = st.text(
+    st.characters(codec="ascii", categories=("P", "S", "Zs"), exclude_characters="/"),
+    max_size=2,
 )
-_RUNS = st.text(_NAME_CHARS, min_size=1, max_size=5) | st.text(
-    _MEANINGFUL, min_size=1, max_size=2
+NAMES = (
+    st.tuples(_MEANINGFUL, st.text(_NAME_CHARS, min_size=1, max_size=6), _MEANINGFUL)
+    .map("".join)
+    .filter(allowed_name)
 )
-NAMES = st.lists(_RUNS, min_size=1, max_size=3).map("".join).filter(allowed_name)
 _SUFFIXES = ("", ".txt", ".py", ".md")
 #: A plain path's pieces: up to three folders, a stem and a suffix.
 PATH_DRAFTS = st.builds(
@@ -174,12 +167,6 @@ def texts() -> st.SearchStrategy[str]:
     """Short texts of any Unicode and several lines, the empty one first."""
     piece = st.sampled_from(_TEXT_PIECES) | st.text(_CHARACTERS, min_size=1, max_size=6)
     return st.lists(piece, max_size=6).map("".join)
-
-
-def _grown(text: str, size: int) -> str:
-    # Past the 64 KiB a bounded read or workspace.read_file stops at.
-    line = text or "a"
-    return text if size == 0 else line * (96 * 1024 // len(line.encode()) + 1)
 
 
 # A character of two to four bytes in UTF-8.
@@ -304,11 +291,7 @@ def _long(piece: str, more: int) -> str:
 
 
 # Escapes: a backslash before any character or two ("\\n", "\\u00", "\\é").
-_ESCAPES = st.lists(
-    st.tuples(_broken(0, 4), st.text(_CHARS, max_size=2)).map("\\".join),
-    min_size=1,
-    max_size=3,
-).map("".join)
+_ESCAPES = st.tuples(_broken(0, 4), st.text(_CHARS, max_size=2)).map("\\".join)
 _FILLER = (
     _broken(0, 12) | st.builds(_long, _broken(2, 12), st.integers(0, 8)) | _ESCAPES
 )
@@ -696,12 +679,12 @@ def _assemble(
     )
 
 
-# A long run one world in twelve: a thousand events and more (past the
-# recursion limit of a search by recursion), up to a few thousand.
+# A long run one world in twenty: a thousand events and more (past the
+# recursion limit of a search by recursion).
 _PADDINGS = st.builds(
     lambda roll, count: count if roll == 0 else 0,
-    st.integers(0, 11),
-    st.integers(1000, 4000) | st.sampled_from((999, 1000, 1001, 1024)),
+    st.integers(0, 19),
+    st.integers(1000, 2500) | st.sampled_from((1000, 1024)),
 )
 # The first step (1, 0, below 0 or far off) and how many events share each
 # step (one, two, all of them, or any few): the contract's `step: int`.
@@ -723,6 +706,7 @@ def worlds(
     max_files: int = 3,
     max_results: int = 3,
     min_facts: int = 0,
+    long_runs: bool = False,
     min_receipts: int = 0,
     max_receipts: int = 3,
     max_noise: int = 2,
@@ -734,6 +718,8 @@ def worlds(
     marker (so its substring occurs only where it put it). Every argument
     narrows what is drawn; `None` means the full range of course-level
     kinds. The parts are built once, here, so drawing a world is only drawing.
+    `long_runs`: one world in twenty a run of a thousand events and more
+    (only where the judge reads the run once: copying it is the cost).
     """
     return st.builds(
         _assemble,
@@ -756,7 +742,7 @@ def worlds(
         st.integers(0, 2**max_files - 1),
         st.booleans() if as_list is None else st.just(as_list),
         st.booleans(),
-        _PADDINGS,
+        _PADDINGS if long_runs else st.just(0),
         _NUMBERINGS,
     )
 
@@ -856,7 +842,7 @@ def _content_world(text: str, edit: Edit) -> World:
 
 _NFC = "caf\u00e9 na\u00efve"
 _NFD = "cafe\u0301 nai\u0308ve"
-_LARGE = _grown("\u00e9 answer = 2\n", 1)
+_LARGE = _across("", "\u00e9 answer = 2\n", 96 * 1024, "\u00e9", 0)  # past 64 KiB
 _BAD = "\udcff\udcc0\udcaf\udce2\udc82"  # three sorts of invalid UTF-8, as bytes
 
 #: The contents the kind table once listed, each a base text and one edit,

@@ -13,6 +13,7 @@ Hypothesis or a target.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -169,8 +170,7 @@ def world_events(world: World) -> tuple[EventSpec, ...]:
     """
     if world.plan is not None:
         return ()
-    events = [_PADDING[n % len(_PADDING)] for n in range(world.padding)]
-    events += world.noise
+    events: list[EventSpec] = list(world.noise)
     for fact in world.results:
         events.extend(result_events(fact))
     if world.crossed:
@@ -188,9 +188,23 @@ def world_events(world: World) -> tuple[EventSpec, ...]:
             )
         )
     first, share = world.numbering
+    padding = _padded(world.padding, first, share)
+    return padding + tuple(
+        replace(e, step=_step(n, first, share))
+        for n, e in enumerate(events, world.padding)
+    )
+
+
+def _step(n: int, first: int, share: int) -> int:
+    return first + (n // share if share else 0)
+
+
+@functools.lru_cache(maxsize=64)
+def _padded(count: int, first: int, share: int) -> tuple[EventSpec, ...]:
+    # Made once per numbering: a world is made again for every perturbation.
     return tuple(
-        replace(e, step=first + (n // share if share else 0))
-        for n, e in enumerate(events)
+        replace(_PADDING[n % len(_PADDING)], step=_step(n, first, share))
+        for n in range(count)
     )
 
 
