@@ -771,8 +771,8 @@ def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
 
 def one_of_each() -> st.SearchStrategy[World]:
     """Passing worlds of exactly one plain fact of each group (a file, a
-    result listed once, a receipt): the score's probe draws its worlds here
-    (judge/probe.py), so they come from the properties' own space."""
+    result, a receipt): the score's probe draws its worlds here (judge/probe.py,
+    which lists the result once), so they come from the properties' own space."""
     return passing_worlds(
         file_kinds=("exact",),
         max_files=1,
@@ -781,7 +781,7 @@ def one_of_each() -> st.SearchStrategy[World]:
         min_facts=1,
         min_receipts=1,
         stored=("put",),
-    ).filter(lambda w: len(w.files) == 1 and not w.results[0].repeat)
+    ).filter(lambda w: len(w.files) == 1)
 
 
 def unavailable_worlds() -> st.SearchStrategy[World]:
