@@ -89,6 +89,9 @@ def _result_bug(
 # miss 4): where the bundled evaluator reads a file's text, and its log.
 _OBSERVE_TEXT = "        observed = observe_text(root, resolved, expected_bytes)\n"
 _OPEN_LOG = "        return ReceiptStore(path).get\n"
+# Where the file check asks the boundary, and the final check searches.
+_RESOLVE = "        resolved = Path(workspace.resolve_path(expected.path))\n"
+_FINAL_IN = "        and case.final_contains in final\n"
 
 
 def _cached(table: str, key: str, make: str, use: str) -> str:
@@ -1213,5 +1216,132 @@ BUGS: tuple[PlantedBug, ...] = (
         '"utf-8", "surrogatepass"))\n',
         new='    expected_bytes = len(expected.content.encode("utf-8"))\n',
         catches=(TRUTH, SHAPE),
+    ),
+    # --- issue 38: mistakes only worlds of the whole drawable space catch:
+    # --- names that mean something to a shell, a format or a list, finals
+    # --- with markup or escapes, long runs, shared and zero steps, a
+    # --- character across a read's chunk, a receipt changed in place, an
+    # --- absent file read as empty
+    PlantedBug(
+        name="path-expanduser",
+        task="files",
+        mistake="runs the expected path through os.path.expanduser, so a file"
+        " named '~' (or '~x') in the workspace is looked for in a home directory",
+        old=_RESOLVE,
+        new="        resolved = Path(workspace.resolve_path("
+        "os.path.expanduser(expected.path)))\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="path-expandvars",
+        task="files",
+        mistake="runs the expected path through os.path.expandvars, so a file"
+        " named '$HOME' in the workspace is looked for elsewhere",
+        old=_RESOLVE,
+        new="        resolved = Path(workspace.resolve_path("
+        "os.path.expandvars(expected.path)))\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="render-percent-format",
+        task="report",
+        mistake="builds each line as a %-format template with the check's name"
+        " in it, so a name holding '%' breaks or changes the line",
+        old='f"- {check.name}: {_verdict(check.passed)} ({check.detail})"',
+        new='("- " + check.name + ": %s (%s)")'
+        " % (_verdict(check.passed), check.detail)",
+        catches=(RENDER,),
+    ),
+    PlantedBug(
+        name="receipt-artifacts-joined",
+        task="receipts",
+        mistake="compares the changed artifacts as one string joined by ', ',"
+        " so ('a, b',) equals ('a', 'b')",
+        old="and artifacts == expected.changed_artifacts",
+        new='and ", ".join(artifacts) == ", ".join(expected.changed_artifacts)',
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-think-stripped",
+        task="final",
+        mistake="strips the model's <think>...</think> reasoning from the final"
+        " before searching it, so a substring inside markup is not found",
+        old=_FINAL_IN,
+        new="        and case.final_contains in __import__('re').sub("
+        "r'<think>.*?</think>', '', final, flags=__import__('re').S)\n",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="final-unicode-escape",
+        task="final",
+        mistake="'undoes' escapes in a final holding a backslash with"
+        " unicode_escape, which garbles non-ASCII text (or raises)",
+        old=_FINAL_IN,
+        new="        and case.final_contains in (final.encode().decode("
+        "'unicode_escape') if '\\\\' in final else final)\n",
+        catches=(TRUTH,),
+    ),
+    _result_bug(
+        name="results-recursive-search",
+        mistake="searches the events recursively, one call per event, so a run"
+        " of thousands of events exceeds the recursion limit",
+        found="(lambda search, events: search(search, events, 0))(lambda search,"
+        " events, at: at < len(events) and ((isinstance(events[at].action,"
+        " ToolAction) and events[at].action.tool == expected.tool and"
+        " isinstance(events[at].result, str) and expected.contains in"
+        " events[at].result) or search(search, events, at + 1)), run.events)",
+        catches=(TRUTH,),
+    ),
+    _result_bug(
+        name="results-keyed-by-step",
+        mistake="keeps the events in a dict keyed by step, so events that share"
+        " a step collapse into the last of them",
+        found="any(isinstance(e.action, ToolAction) and e.action.tool =="
+        " expected.tool and isinstance(e.result, str) and expected.contains in"
+        " e.result for e in {e.step: e for e in run.events}.values())",
+        catches=(TRUTH,),
+    ),
+    _result_bug(
+        name="results-step-truthy",
+        mistake="skips events with `if event.step:`, so an event at step 0 is"
+        " never searched",
+        found="any(isinstance(e.action, ToolAction) and e.action.tool =="
+        " expected.tool and isinstance(e.result, str) and expected.contains in"
+        " e.result for e in run.events if e.step)",
+        catches=(TRUTH,),
+    ),
+    PlantedBug(
+        name="file-chunked-decode",
+        task="files",
+        mistake="decodes the file in 4096-byte chunks, each on its own, so a"
+        " multi-byte character across a chunk's end makes a valid file invalid",
+        old='            return data.decode("utf-8")\n',
+        new='            return "".join(data[at : at + 4096].decode("utf-8")'
+        " for at in range(0, len(data), 4096))\n",
+        catches=(TRUTH,),
+        module="_evidence.py",
+    ),
+    PlantedBug(
+        name="receipt-content-popped",
+        task="read-only",
+        mistake="drops a mismatching receipt's (large) 'content' argument with"
+        " arguments.pop, in place, so the store's receipt is changed",
+        old='    return EvaluationCheck(name, False, "receipt facts do not match")',
+        new='    receipt.arguments.pop("content", None)  # not worth keeping\n'
+        '    return EvaluationCheck(name, False, "receipt facts do not match")',
+        catches=(READ_ONLY, DETERMINISM, STATELESS),
+    ),
+    PlantedBug(
+        name="file-missing-as-empty",
+        task="files",
+        mistake="reads a file that does not exist as empty content, so an"
+        " expected empty text passes for an absent file",
+        old="        root = Path(workspace.policy.root)\n"
+        "    except Exception as error:\n",
+        new="        root = Path(workspace.policy.root)\n"
+        "    except Exception as error:\n"
+        '        if "does not exist" in str(error) and expected.content == "":\n'
+        '            return EvaluationCheck(name, True, "content matches")\n',
+        catches=(TRUTH, UNAVAILABLE),
     ),
 )

@@ -45,7 +45,7 @@ _HOMES = {
     "strategies.receipts": "RECEIPT_KINDS ReceiptFact",
     "strategies.logs": "LOG_EXAMPLES LOG_KINDS LogDamage LogFact",
     "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS",
-    "strategies.draw": "CONTENT_EXAMPLES EXAMPLE_WORLDS PASSING_WORLD TEXTS"
+    "strategies.draw": "CONTENT_EXAMPLES EXAMPLE_WORLDS PASSING_WORLD"
     " TRAP_WORLDS examples examples_of file_facts hostile_worlds log_damages"
     " log_facts noise_events passing_worlds unavailable_worlds with_perturbations"
     " worlds",

@@ -19,8 +19,9 @@ from operator import attrgetter
 from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
-# Plain data, importing nothing: safe while Hypothesis is being imported.
-from strategies.vocabulary import PROTECTED_NAMES, TOOLS
+# Plain data and functions, importing no Hypothesis: safe while it is imported.
+from strategies.paths import allowed_name
+from strategies.vocabulary import TOOLS
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
@@ -32,15 +33,6 @@ else:
 
 T = TypeVar("T")
 
-# Lower-case letters, digits, "_" and "-": no dot means no "." or ".." segment
-# and none of the workspace's dot-protected names (".git", ".env", "x.pem").
-_SEGMENT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-"
-# The protected names that this alphabet can still spell.
-_PROTECTED_SEGMENTS = frozenset(
-    name.lower()
-    for name in PROTECTED_NAMES
-    if set(name.lower()) <= set(_SEGMENT_ALPHABET)
-)
 _CASE_TYPES = (
     "FileExpectation",
     "ResultExpectation",
@@ -50,16 +42,15 @@ _CASE_TYPES = (
 )
 
 
-def _segments() -> st.SearchStrategy[str]:
-    # The filter almost never rejects: only three spellings are excluded.
-    return st.text(_SEGMENT_ALPHABET, min_size=1, max_size=8).filter(
-        lambda segment: segment not in _PROTECTED_SEGMENTS
-    )
-
-
 def _relative_paths() -> st.SearchStrategy[str]:
-    """Normalised relative paths: one to three safe segments joined by "/"."""
-    return st.lists(_segments(), min_size=1, max_size=3).map("/".join)
+    """Normalised relative paths: one to three names of any character the
+    contract allows a path (`allowed_name`), not blank as a whole."""
+    names = st.text(
+        st.characters(exclude_categories=("Cs",), exclude_characters="/\x00"),
+        min_size=1,
+        max_size=8,
+    ).filter(allowed_name)
+    return st.lists(names, min_size=1, max_size=3).map("/".join).filter(str.strip)
 
 
 def _non_blank_texts() -> st.SearchStrategy[str]:

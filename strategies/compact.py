@@ -38,12 +38,17 @@ class Compact:
 
 def _literal(value: object) -> str:
     """`repr(value)`, but a long text that repeats one short piece (a file
-    grown past a read limit) as `piece * n + rest`: the same value, short."""
+    grown past a read limit) as `piece * n + rest`, the rest short: the same
+    value, short."""
     if isinstance(value, (str, bytes)) and len(value) > 256:
         for size in range(1, 65):
-            times, rest = divmod(len(value), size)
             piece = value[:size]
-            if piece * times + value[:rest] == value:
-                tail = f" + {value[:rest]!r}" if rest else ""
-                return f"{piece!r} * {times}{tail}"
+            times = max(1, (len(value) - 256) // size)
+            if not value.startswith(piece * times):
+                continue
+            while value.startswith(piece, times * size):
+                times += 1
+            rest = value[times * size :]
+            tail = f" + {rest!r}" if rest else ""
+            return f"{piece!r} * {times}{tail}"
     return repr(value)

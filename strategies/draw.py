@@ -58,6 +58,7 @@ from strategies.logs import (
     LogFact,
     damage_effect,
 )
+from strategies.paths import LINE_BREAKS, allowed_name, claims
 from strategies.receipts import FORMS, PLACES, RECEIPT_EXAMPLES, ReceiptFact
 from strategies.results import (
     ASKED,
@@ -82,18 +83,20 @@ from strategies.world import World
 
 __all__ = [
     "BROAD_EXAMPLES",
+    "NAMES",
+    "PATH_DRAFTS",
     "CONTENT_EXAMPLES",
     "contents",
     "edits",
     "EXAMPLE_WORLDS",
     "PASSING_WORLD",
-    "TEXTS",
     "TRAP_WORLDS",
     "examples",
     "examples_of",
     "file_facts",
     "final_facts",
     "hostile_worlds",
+    "one_of_each",
     "log_damages",
     "log_facts",
     "noise_events",
@@ -108,15 +111,6 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Kept for callers that want a few fixed texts (the oracle's tests).
-TEXTS = (
-    "",
-    "a",
-    "answer = 2\n",
-    "x = 1\r\ny = 2",
-    "é 日本 ß\n",
-    "  spaced out  ",
-)
 # Pieces a file's text is made of, beside any character: line endings of
 # every sort, a BOM, a composed and a decomposed accent, a ligature, letters
 # whose case changes their length, blanks. No "[", "]" or "|": markers are
@@ -138,17 +132,33 @@ _CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="
 # Words around a marker in a final: no whitespace, so a marker padded with
 # spaces never occurs by accident.
 _WORDS = ("done", "ok", "é日", "finished")
-# Directory names and file stems: no digit (a file's last component always
-# holds its index, so no file is another's directory), no "." component or
-# dot-protected name, no "_" (the builder's own names start with "_"), and
-# no protected name such as "credentials".
-_SEGMENTS = ("src", "app", "docs", "日本", "a", "über", "ñu", "my dir", "a b", "ré")
+# A path's names: any character but what the contract forbids a path ("/",
+# NUL; protected names are the boundary's) or a line of render() cannot
+# hold, between runs of the ASCII punctuation, symbols and the space: what
+# a shell ("~", "$", "*"), a format ("%", "{") or a joined list (", ") gives
+# a meaning is common, not luck. No index in them: the world keeps facts
+# apart by what they claim (`_apart`). Three texts, no list: drawing names
+# is much of drawing a world.
+_NAME_CHARS = st.characters(
+    exclude_categories=("Cs",), exclude_characters="/\x00" + LINE_BREAKS
+)
+_MEANINGFUL = st.text(
+    st.characters(codec="ascii", categories=("P", "S", "Zs"), exclude_characters="/"),
+    max_size=2,
+)
+NAMES = (
+    st.tuples(_MEANINGFUL, st.text(_NAME_CHARS, min_size=1, max_size=6), _MEANINGFUL)
+    .map("".join)
+    .filter(allowed_name)
+)
 _SUFFIXES = ("", ".txt", ".py", ".md")
+#: A plain path's pieces: up to three folders, a stem and a suffix.
+PATH_DRAFTS = st.builds(
+    PathDraft, st.lists(NAMES, max_size=3).map(tuple), NAMES, st.sampled_from(_SUFFIXES)
+)
 # Changed artifacts as a receipt stores them: normalised paths of any
-# letters (a composed or a decomposed accent), and unnormalised ones.
-_ARTIFACT = st.lists(
-    st.text("ab日é\u0301-", min_size=1, max_size=4), min_size=1, max_size=3
-).map("/".join) | st.sampled_from(("src/app.py", "docs/b.md", "out/cafe\u0301.txt"))
+# names, and unnormalised ones.
+_ARTIFACT = st.lists(NAMES, min_size=1, max_size=3).map("/".join)
 _RAW_ARTIFACT = st.sampled_from(("./src/app.py", "a//b.md", "docs/./b.md"))
 _CALL_ID_STYLES = ("call-{}", "c{}", "call {}", "呼叫-{}")
 
@@ -159,15 +169,31 @@ def texts() -> st.SearchStrategy[str]:
     return st.lists(piece, max_size=6).map("".join)
 
 
-def _grown(text: str, size: int) -> str:
-    # Past the 64 KiB a bounded read or workspace.read_file stops at.
-    line = text or "a"
-    return text if size == 0 else line * (96 * 1024 // len(line.encode()) + 1)
+# A character of two to four bytes in UTF-8.
+_WIDE = st.characters(min_codepoint=0x80, exclude_categories=("Cs",))
+# Where a long text puts one: a chunk's or a buffer's end (4 KiB, 8 KiB,
+# 64 KiB, a few bytes either side) or any offset up to past 128 KiB.
+_OFFSETS = st.builds(
+    int.__add__, st.sampled_from((4096, 8192, 65536)), st.integers(-4, 4)
+) | st.integers(2, 140_000)
+
+
+def _across(text: str, line: str, at: int, wide: str, into: int) -> str:
+    """`line` repeated to just before byte `at`, then `wide` (a multi-byte
+    character) across byte `at`, then `text`."""
+    into = 1 + into % (len(wide.encode()) - 1)
+    unit = line or "a"
+    head = (unit * (at // len(unit.encode()) + 1)).encode()[: at - into]
+    prefix = head.decode("utf-8", "ignore")
+    return prefix + "a" * (at - into - len(prefix.encode())) + wide + text
 
 
 def contents() -> st.SearchStrategy[str]:
-    """A file's base text: short, now and then over 64 KiB."""
-    return st.builds(_grown, texts(), st.integers(0, 15).map(lambda n: n // 15))
+    """A file's base text: short (empty one time in four), one time in eight
+    long, a multi-byte character across a drawn offset."""
+    long = st.builds(_across, texts(), texts(), _OFFSETS, _WIDE, st.integers(0, 2))
+    by_roll = (st.just(""), st.just(""), *[texts()] * 5, long)
+    return st.sampled_from(by_roll).flatmap(lambda chosen: chosen)
 
 
 # What each operator's `arg` is drawn from; raw bytes are lone surrogates.
@@ -236,12 +262,7 @@ def file_facts(
     return st.builds(
         _FileDraft,
         kind=kind,
-        path=st.builds(
-            PathDraft,
-            st.lists(st.sampled_from(_SEGMENTS), max_size=3).map(tuple),
-            st.sampled_from(_SEGMENTS),
-            st.sampled_from(_SUFFIXES),
-        ),
+        path=PATH_DRAFTS,
         text=contents(),
         spelling=st.sampled_from(SPELLINGS),
         variant=st.integers(0, 63),
@@ -269,7 +290,24 @@ def _long(piece: str, more: int) -> str:
     return piece * (60 // len(piece) + 1 + more)
 
 
-_FILLER = _broken(0, 12) | st.builds(_long, _broken(2, 12), st.integers(0, 8))
+# Escapes: a backslash before any character or two ("\\n", "\\u00", "\\é").
+_ESCAPES = st.tuples(_broken(0, 4), st.text(_CHARS, max_size=2)).map("\\".join)
+_FILLER = (
+    _broken(0, 12) | st.builds(_long, _broken(2, 12), st.integers(0, 8)) | _ESCAPES
+)
+# Markup a final may hold around what is asked: a model's <think>, or any tag.
+_TAGS = st.none() | st.just("think") | st.text("abcdefghijklmnopqrstuvwxyz", min_size=1)
+
+
+def _marked_up(fact: FinalFact, tag: str | None) -> FinalFact:
+    """`fact` with every placement inside <tag>...</tag> (the filler between)."""
+    if tag is None or fact.overlap or len(fact.pieces) < 2:
+        return fact
+    pieces = [f"{p}<{tag}>" for p in fact.pieces[:-1]] + [fact.pieces[-1]]
+    pieces[1:] = [f"</{tag}>{p}" for p in pieces[1:]]
+    return replace(fact, pieces=tuple(pieces))
+
+
 _PAD = st.text(_CHARS, max_size=3)
 
 
@@ -327,7 +365,7 @@ def final_facts(
     """How the run ended and its final laid out: k >= 0 occurrences of the
     substring among look-alikes and filler; with `passing`, a completed run
     whose final text holds it."""
-    text = draw(_final_layouts(draw(_MARKERS), passing))
+    text = _marked_up(draw(_final_layouts(draw(_MARKERS), passing)), draw(_TAGS))
     return replace(
         text,
         completed=passing or draw(st.booleans()),
@@ -457,6 +495,7 @@ def receipt_facts(
             other_exit=_sometimes(draw, True, False),
             picks=_sometimes(draw, draw(_picks(pool)), None),
             form=_sometimes(draw, draw(_pick(FORMS)), ""),
+            joined=_sometimes(draw, True, False),
             other_id=draw(_upto(7)) == 7,
         )
     return draw(_pick(_CALL_ID_STYLES)), fact
@@ -570,6 +609,40 @@ def noise_events() -> st.SearchStrategy[EventSpec]:
     )
 
 
+# Shapes whose names are made, not drawn (a protected name, names at or
+# past the length limits): the only ones not held to `allowed_name`.
+_MADE_NAMES = ("protected", "long", "deep", "too_long")
+
+
+def _apart(drafts: list[_FileDraft]) -> tuple[FileFact, ...]:
+    """The drafts as facts, each kept only when its path is allowed and meets
+    no earlier fact's claim (the same path, one on another's way, a top
+    directory a kind with twins or decoys holds); indices follow what is kept."""
+    kept: list[FileFact] = []
+    paths: list[tuple[str, ...]] = []
+    plain_tops: set[str] = set()
+    own_tops: set[str] = set()
+    for draft in drafts:
+        fact = draft.at(len(kept))
+        kind = FILE_KINDS[fact.kind]
+        parts = fact.parts
+        if kind.shape not in _MADE_NAMES and not all(
+            allowed_name(name, top=at == 0) for at, name in enumerate(parts)
+        ):
+            continue
+        path, tops = claims(parts, kind.own_path)
+        top = claims(parts[:1], True)[1]
+        if any(path[: len(q)] == q or q[: len(path)] == path for q in paths):
+            continue
+        if tops & (plain_tops | own_tops) or (not tops and top & own_tops):
+            continue
+        kept.append(fact)
+        paths.append(path)
+        own_tops |= tops
+        plain_tops |= set() if tops else top
+    return tuple(kept)
+
+
 def _assemble(
     final: FinalFact,
     drafts: list[_FileDraft],
@@ -580,8 +653,10 @@ def _assemble(
     modified: int,
     as_list: bool,
     crossed: bool,
+    padding: int = 0,
+    numbering: tuple[int, int] = (1, 1),
 ) -> World:
-    files = tuple(d.at(i) for i, d in enumerate(drafts))
+    files = _apart(drafts)
     marked = tuple(replace(r, marker=marker(1 + i)) for i, r in enumerate(results))
     receipts = tuple(
         replace(fact, call_id=style.format(i + 1), marker=marker(1 + len(marked) + i))
@@ -599,7 +674,24 @@ def _assemble(
         modified_files=tuple(chosen),
         events_as_list=as_list,
         crossed=crossed,
+        padding=padding,
+        numbering=numbering,
     )
+
+
+# A long run one world in twenty: a thousand events and more (past the
+# recursion limit of a search by recursion).
+_PADDINGS = st.builds(
+    lambda roll, count: count if roll == 0 else 0,
+    st.integers(0, 19),
+    st.integers(1000, 2500) | st.sampled_from((1000, 1024)),
+)
+# The first step (1, 0, below 0 or far off) and how many events share each
+# step (one, two, all of them, or any few): the contract's `step: int`.
+_NUMBERINGS = st.tuples(
+    st.sampled_from((1, 0, -1)) | st.integers(-(2**31), 2**31),
+    st.sampled_from((1, 0, 2)) | st.integers(1, 5),
+)
 
 
 def worlds(
@@ -613,6 +705,8 @@ def worlds(
     logs: st.SearchStrategy[LogFact] | None = None,
     max_files: int = 3,
     max_results: int = 3,
+    min_facts: int = 0,
+    long_runs: bool = False,
     min_receipts: int = 0,
     max_receipts: int = 3,
     max_noise: int = 2,
@@ -624,13 +718,19 @@ def worlds(
     marker (so its substring occurs only where it put it). Every argument
     narrows what is drawn; `None` means the full range of course-level
     kinds. The parts are built once, here, so drawing a world is only drawing.
+    `long_runs`: one world in twenty a run of a thousand events and more
+    (only where the judge reads the run once: copying it is the cost).
     """
     return st.builds(
         _assemble,
         finals if finals is not None else final_facts(),
-        st.lists(file_facts(file_kinds, file_edits), max_size=max_files),
         st.lists(
-            results if results is not None else result_facts(), max_size=max_results
+            file_facts(file_kinds, file_edits), min_size=min_facts, max_size=max_files
+        ),
+        st.lists(
+            results if results is not None else result_facts(),
+            min_size=min_facts,
+            max_size=max_results,
         ),
         logs if logs is not None else log_facts(),
         st.lists(
@@ -642,6 +742,8 @@ def worlds(
         st.integers(0, 2**max_files - 1),
         st.booleans() if as_list is None else st.just(as_list),
         st.booleans(),
+        _PADDINGS if long_runs else st.just(0),
+        _NUMBERINGS,
     )
 
 
@@ -665,6 +767,21 @@ def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
     }
     settings.update(narrowing)
     return worlds(**settings)
+
+
+def one_of_each() -> st.SearchStrategy[World]:
+    """Passing worlds of exactly one plain fact of each group (a file, a
+    result, a receipt): the score's probe draws its worlds here (judge/probe.py,
+    which lists the result once), so they come from the properties' own space."""
+    return passing_worlds(
+        file_kinds=("exact",),
+        max_files=1,
+        max_results=1,
+        max_receipts=1,
+        min_facts=1,
+        min_receipts=1,
+        stored=("put",),
+    ).filter(lambda w: len(w.files) == 1)
 
 
 def unavailable_worlds() -> st.SearchStrategy[World]:
@@ -725,7 +842,7 @@ def _content_world(text: str, edit: Edit) -> World:
 
 _NFC = "caf\u00e9 na\u00efve"
 _NFD = "cafe\u0301 nai\u0308ve"
-_LARGE = _grown("\u00e9 answer = 2\n", 1)
+_LARGE = _across("", "\u00e9 answer = 2\n", 96 * 1024, "\u00e9", 0)  # past 64 KiB
 _BAD = "\udcff\udcc0\udcaf\udce2\udc82"  # three sorts of invalid UTF-8, as bytes
 
 #: The contents the kind table once listed, each a base text and one edit,
@@ -740,6 +857,10 @@ CONTENT_EXAMPLES: dict[str, tuple[str, Edit]] = {
     "exact_no_final_newline": (_TEXT.rstrip("\n"), KEPT),
     "exact_padded": (f"  {_TEXT} \n\n", KEPT),
     "exact_large": (_LARGE, KEPT),
+    # A character across a 4 KiB chunk's end (two bytes of "é" either side),
+    # and a four-byte one across 8 KiB: a file read in chunks must join them.
+    "exact_wide_across_4k": (_across("\n", _TEXT, 4096, "\u00e9", 0), KEPT),
+    "exact_wide_across_8k": (_across("", "é日\n", 8192, "\U0001f600", 1), KEPT),
     "exact_nfd": (_TEXT + _NFD, KEPT),
     "exact_nfc_unchanged": (_TEXT + _NFC, Edit("normalise", arg="NFC")),
     "exact_ascii_as_latin1": ("answer = 2\n", Edit("encode", arg="latin-1")),
@@ -903,6 +1024,36 @@ EXAMPLE_WORLDS: dict[str, World] = {
     },
     "receipt log directory": _receipt_world(trap="directory", extra=1),
     "receipt log unreadable": _receipt_world(trap="unreadable", extra=1),
+    # Names a shell expands ("~", "$HOME"), a format reads ("%", "{}") or a
+    # joined list splits (", "), each holding exactly what is expected.
+    "file names meaningful elsewhere": World(
+        files=tuple(
+            FileFact(i, parts, "exact", _TEXT)
+            for i, parts in enumerate(
+                (("~", "a.txt"), ("$HOME", "b.txt"), ("100%", "{x}, y %s.txt"))
+            )
+        )
+    ),
+    "file missing, expected empty": _file_world("missing", text=""),
+    "final inside markup": World(final=FinalFact(("done <think>", "</think> ok"))),
+    "final with escapes and non-ASCII": World(
+        final=FinalFact(("saved C:\\new\\é ", " \\u00e9 done"), marker="[é]")
+    ),
+    "result in a run of thousands of events": replace(
+        _result_world(RESULT_EXAMPLES["after_decoy"]), padding=1500
+    ),
+    "events all at step 0": replace(
+        _result_world(RESULT_EXAMPLES["after_decoy"]), numbering=(0, 0)
+    ),
+    "events two to a step": replace(
+        _result_world(RESULT_EXAMPLES["after_decoy"]), numbering=(1, 2)
+    ),
+    "receipt of a write mismatching, in memory": World(
+        receipts=(
+            ReceiptFact("call-1", "write_file", "ok", _TWO, marker(1), other_exit=True),
+        ),
+        log=LogFact(store="memory"),
+    ),
     "events handed over as a list": replace(
         _result_world(RESULT_EXAMPLES["after_decoy"]), events_as_list=True
     ),

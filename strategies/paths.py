@@ -3,10 +3,13 @@ kind of file gives its path.
 
 A path is its parts; its normalised form is the parts joined by "/", and
 `spelled` writes it as a case may (./a, a//b, a/./b, a/), each normalising
-back to the parts. A kind that needs a path of its own (a protected name, a
-symlinked parent, a name in another Unicode form, a path at the length
-limit) has a `Shape`: the parts made from the drawn segments and the fact's
-index, which every path carries so no two facts collide.
+back to the parts. A plain file's path is its drawn parts as they are: any
+names the contract allows (`allowed_name`), no index in them; the world
+keeps facts apart by what they claim on disk (`claims`). A kind that needs
+a path of its own (a protected name, a symlinked parent, a name in another
+Unicode form, a path at the length limit) has a `Shape`: the parts made
+from the drawn segments and the fact's index, so its own names never
+collide, under a top directory no other fact shares.
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from strategies.vocabulary import NAME_MAX, PATH_MAX, PROTECTED_NAMES
+from strategies.vocabulary import LOG_NAME, NAME_MAX, PATH_MAX, PROTECTED_NAMES
 
 __all__ = [
     "FOREIGN_FORMS",
+    "LINE_BREAKS",
+    "allowed_name",
+    "claims",
     "ROOT_BYTES",
     "SPELLINGS",
     "PathDraft",
@@ -67,7 +73,7 @@ Shape = Callable[[PathDraft, int, int], "tuple[str, ...]"]
 
 
 def _plain(draft: PathDraft, index: int, variant: int) -> tuple[str, ...]:
-    return (*draft.dirs, f"{draft.stem}{index}{draft.suffix}")
+    return (*draft.dirs, f"{draft.stem}{draft.suffix}")
 
 
 def _protected(draft: PathDraft, index: int, variant: int) -> tuple[str, ...]:
@@ -202,3 +208,55 @@ SHAPES: dict[str, Shape] = {
     "spaced": _leaf_as(_spaced),
     "cased": _leaf_as(_cased),
 }
+
+
+# --- which names a drawn path may hold, and what a fact claims on disk --------------
+
+#: What no drawn name holds beside "/" and NUL (the contract's): line breaks,
+#: because a check's name is one line of render().
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_PROTECTED = (".aws", ".env", ".git", ".ssh", "credentials", "id_ed25519", "id_rsa")
+
+
+def _protected_name(name: str) -> bool:
+    """Whether a workspace boundary may refuse `name`, under any folding it
+    might compare with (lower, casefold, upper then lower, NFKC first)."""
+    forms = {
+        fold(text)
+        for text in (name, unicodedata.normalize("NFKC", name))
+        for fold in (str.lower, str.casefold, lambda t: t.upper().lower())
+    }
+    return any(
+        f in _PROTECTED or f.startswith(".env.") or f.endswith((".key", ".pem"))
+        for f in forms
+    )
+
+
+def allowed_name(name: str, *, top: bool = False) -> bool:
+    """Whether a plain path may hold `name` as a component: what the contract
+    allows a FileExpectation path (not empty, `.` or `..`, no "/" or NUL, no
+    protected name, at most NAME_MAX bytes), on one line; at the `top`, none
+    of the builder's own names (`_...`, the log's, its FIFO's)."""
+    return not (
+        name in ("", ".", "..")
+        or any(c in name for c in "/\x00" + LINE_BREAKS)
+        or len(name.encode("utf-8", "surrogatepass")) > NAME_MAX
+        or _protected_name(name)
+        or (top and (name.startswith(("_", LOG_NAME)) or name == "pipe"))
+    )
+
+
+def _key(name: str) -> str:
+    # Names a twin or a converted reading might share: one key.
+    return unicodedata.normalize("NFD", name.strip()).casefold()
+
+
+def claims(parts: tuple[str, ...], own: bool) -> tuple[tuple[str, ...], frozenset[str]]:
+    """What a fact at `parts` claims: the path itself (no other fact's path
+    may equal it or lie on it) and, for a kind with a path of its own (`own`:
+    its twins, decoys and links sit beside it), every top directory its
+    nodes may use, folded, which no other fact may share."""
+    if not own:
+        return parts, frozenset()
+    tops = {parts[0], *(r.split("/")[0] for r in foreign_readings(parts))}
+    return parts, frozenset(_key(t) for t in tops)

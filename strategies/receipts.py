@@ -62,7 +62,9 @@ class ReceiptFact:
     when `other_exit`, `layout.asked` (the substring or a look-alike), the
     artifacts `picks` (indices into the stored ones, len = MORE; None: each
     once, in order) written with `spellings` (cycled) in Unicode `form`,
-    and the call id in the other letter case when `other_id`.
+    two or more of them `joined` into one artifact by ", " (the same text
+    joined, another tuple), and the call id in the other letter case when
+    `other_id`.
     """
 
     call_id: str = "call-1"
@@ -80,6 +82,7 @@ class ReceiptFact:
     spellings: tuple[str, ...] = ()
     form: str = ""
     other_id: bool = False
+    joined: bool = False
 
     def __post_init__(self) -> None:
         for name, values, known in (
@@ -179,6 +182,8 @@ def receipt_expectation(fact: ReceiptFact) -> Expectation:
             spelled(tuple(pool[p].split("/")), spellings[i % len(spellings)])
         ]
     )
+    if fact.joined and len(artifacts) > 1:
+        artifacts = (", ".join(artifacts),)
     call_id = stored.call_id
     if fact.other_id:
         swapped = call_id.swapcase()
@@ -254,6 +259,8 @@ def _hint(fact: ReceiptFact, field: str) -> str:
             return "compare changed_artifacts as the exact tuple: repeats count"
         if fact.form:
             return "compare artifacts exactly: 'é' and 'e\u0301' are different names"
+        if fact.joined:
+            return "compare the artifact tuple item by item, not joined into one string"
     return RECEIPT_KINDS[field].hint
 
 
@@ -338,6 +345,7 @@ RECEIPT_EXAMPLES: dict[str, dict[str, object]] = {
     "match_repeated": {"layout": FinalFact(("a ", " b ", " c"), ("it", "it"))},
     "match_past_the_first_line": {"layout": FinalFact(("status: 1\noutput:\n", ""))},
     "match_far_from_the_start": {"layout": FinalFact(("é" * 90, "."))},
+    "artifacts_joined": {"joined": True},
     "tool": {"expected_tool": "write_file"},
     "tool_case": {"expected_tool": "EDIT_FILE"},
     "tool_prefix": {"expected_tool": "edit_fil"},

@@ -13,6 +13,7 @@ Hypothesis or a target.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -58,6 +59,7 @@ from strategies.results import (
     RESULT_KINDS,
     EventSpec,
     ResultFact,
+    noise_event,
     result_asks,
     result_cause,
     result_events,
@@ -97,7 +99,10 @@ class World(Compact):
     another kind of evidence lives, where it must not count: the store holds
     a receipt of each result expectation's tool whose result holds its
     substring, and the run an event of each receipt expectation's tool whose
-    result holds that receipt's substring (`crossed_receipts`). `plan` (a
+    result holds that receipt's substring (`crossed_receipts`). `padding`
+    puts that many more unrelated events before all others (a run of
+    thousands), and `numbering` is (first step, events per step; 0: all
+    share the first): events may share a step, start at 0 or below. `plan` (a
     real run) makes the target's loop play the plan instead of building the
     run from events; its files, results and receipts are then what the plan
     leaves behind.
@@ -112,6 +117,8 @@ class World(Compact):
     modified_files: tuple[str, ...] = ()
     events_as_list: bool = False
     crossed: bool = False
+    padding: int = 0
+    numbering: tuple[int, int] = (1, 1)
     plan: Plan | None = None
     #: Worked out from the facts above when the world is made (`blueprint`).
     blueprint: Blueprint = field(init=False, repr=False, compare=False)
@@ -147,10 +154,18 @@ for _type in (*_FACTS, EventSpec):
     _type.__repr__ = Compact.__repr__  # type: ignore[method-assign]
 
 
-def world_events(world: World) -> tuple[EventSpec, ...]:
-    """The run's events in canonical order, numbered from step 1.
+# The unrelated events a long run is padded with, in turn.
+_PADDING = (
+    noise_event("tool", "list_files", "src"),
+    noise_event("invalid", "read_file", "oops"),
+    noise_event("tool", "read_file", "notes.txt"),
+)
 
-    Unrelated events first, then each result fact's events in fact order
+
+def world_events(world: World) -> tuple[EventSpec, ...]:
+    """The run's events in canonical order, numbered as `numbering` says.
+
+    The padding and unrelated events first, then each result fact's events in fact order
     (decoys where the kind puts them), then the final event when the run has
     a final answer. A real run's events come from its loop: none here.
     """
@@ -173,7 +188,25 @@ def world_events(world: World) -> tuple[EventSpec, ...]:
                 final=said,
             )
         )
-    return tuple(replace(e, step=number) for number, e in enumerate(events, 1))
+    first, share = world.numbering
+    padding = _padded(world.padding, first, share)
+    return padding + tuple(
+        replace(e, step=_step(n, first, share))
+        for n, e in enumerate(events, world.padding)
+    )
+
+
+def _step(n: int, first: int, share: int) -> int:
+    return first + (n // share if share else 0)
+
+
+@functools.lru_cache(maxsize=64)
+def _padded(count: int, first: int, share: int) -> tuple[EventSpec, ...]:
+    # Made once per numbering: a world is made again for every perturbation.
+    return tuple(
+        replace(_PADDING[n % len(_PADDING)], step=_step(n, first, share))
+        for n in range(count)
+    )
 
 
 @dataclass(frozen=True)
@@ -783,8 +816,13 @@ def describe(world: World) -> str:
     if world.receipts or world.log != LogFact():
         lines.append(_log_words(world))
     lines.extend(_receipt_words(fact, world.log) for fact in world.receipts)
-    if world.noise:
-        lines.append(f"{len(world.noise)} unrelated event(s) before the others")
+    if world.noise or world.padding:
+        count = len(world.noise) + world.padding
+        lines.append(f"{count} unrelated event(s) before the others")
+    first, share = world.numbering
+    if (first, share) != (1, 1):
+        per = f"{share} event(s) a step" if share else "every event at that step"
+        lines.append(f"the events are numbered from step {first}, {per}")
     if world.events_as_list:
         lines.append("the run's events are a list, numbered in descending order")
     if world.crossed and (world.results or world.receipts):

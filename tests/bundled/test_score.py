@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from _command_learners import _EVALUATE_RUN_BODY, learner_folder
 from _command_schema import report_problems
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from day7_verify.reports._gradescope import gradescope_results
@@ -169,6 +169,8 @@ def test_the_score_is_its_credits_summed_and_never_more_than_possible(invariants
 # --- the probe --------------------------------------------------------------
 
 
+# The probe draws with a @given of its own: nested here, on purpose.
+@settings(max_examples=15, suppress_health_check=[HealthCheck.nested_given])
 @given(st.integers(min_value=0, max_value=2**64))
 def test_each_probe_is_one_false_fact_of_its_group_and_the_others_true(seed: int):
     """Under any seed, read off the oracle: each true world passes every
@@ -197,6 +199,33 @@ def test_the_probes_worlds_are_drawn_from_the_seed():
     assert exact.receipts[0].result == exact.receipts[0].marker
     assert exact.final.pieces == ("", "")
     assert exact.results[0].around == ("", "")
+
+
+def test_the_probes_worlds_come_from_the_properties_own_space():
+    """Issue 37, item 4: the probe's worlds are drawn by the properties' own
+    strategy, so nothing in them tells them apart. Its paths were once
+    digit-less words (`src/main.py`) where every drawn path carried an index
+    digit: an evaluator judging only such paths scored 67.5% for the final
+    check alone."""
+    from strategies.paths import allowed_name
+
+    seen = [probes(seed) for seed in range(12)]
+    paths = [p[0].true_world.files[0].parts for p in seen]
+    # Every name one a property's plain path may hold, and none from a list:
+    # twelve seeds, twelve different paths, of many characters.
+    assert all(
+        allowed_name(name, top=at == 0)
+        for parts in paths
+        for at, name in enumerate(parts)
+    )
+    assert len(set(paths)) == len(paths)
+    assert len({c for parts in paths for c in "".join(parts)}) > 30
+    # Markers and call ids as a world of one fact a group has them.
+    for probe in (p for drawn in seen for p in drawn):
+        world = probe.true_world
+        assert set(world.final.marker[1:-1]) <= set("AaéÉfiFI")
+        assert world.receipts[0].call_id in ("call-1", "c1", "call 1", "呼叫-1")
+        assert (world.results[0].marker, world.receipts[0].marker) == ("[B]", "[C]")
 
 
 def _probe(tmp_path: Path, *plants: str, seed: int = 0) -> list[str]:

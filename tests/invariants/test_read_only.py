@@ -32,6 +32,8 @@ from strategies import World, describe, examples, worlds
     "file exact_large",
     "file symlink_inside",
     "events handed over as a list",
+    # A mismatching write's receipt: its arguments popped in place shows.
+    "receipt of a write mismatching, in memory",
     # A final substring with spaces at its ends: trimming it in place shows.
     "final padded_edges",
 )

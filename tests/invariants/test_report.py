@@ -270,6 +270,8 @@ def _render_lines(target, report, rows, world: str) -> None:
 @example(rows=[])
 @example(rows=[("final", True, "required final observed")])
 @example(rows=[("file:a b/c.txt", False, "evidence unavailable: (x) [y]: z")])
+# Names a format string reads: "%" and "{}" must be written as they are.
+@example(rows=[("file:100%/{x}, y %s.txt", True, "content matches")])
 @example(rows=[("a", True, "x"), ("b", False, "y")])
 @given(rows=_CHECK_ROWS)
 def test_render_follows_its_grammar_line_by_line(target, rows) -> None:
@@ -292,7 +294,12 @@ def test_render_follows_its_grammar_line_by_line(target, rows) -> None:
 
 
 @pytest.mark.invariant("render-grammar")
-@examples("everything at once", "file directory", "final absent")
+@examples(
+    "everything at once",
+    "file directory",
+    "final absent",
+    "file names meaningful elsewhere",
+)
 @given(world=worlds())
 def test_an_evaluated_report_renders_its_own_checks(target, world: World) -> None:
     """render() gives 'evaluation: PASS|FAIL' then '- <name>: PASS|FAIL (<detail>)'

@@ -23,7 +23,7 @@ from strategies import (
 
 @pytest.mark.invariant("truth")
 @examples()
-@given(world=worlds())
+@given(world=worlds(long_runs=True))
 def test_every_check_says_what_the_world_makes_true(target, world: World) -> None:
     """Every check passes or fails exactly as the world's facts say, with the
     contract's detail.

@@ -24,7 +24,6 @@ from strategies import (
     PASSING_WORLD,
     RECEIPT_KINDS,
     RESULT_KINDS,
-    TEXTS,
     TRAP_WORLDS,
     FileFact,
     FinalFact,
@@ -147,6 +146,10 @@ def test_truth_covers_every_written_world(world: World) -> None:
     assert [c.name for c in checks[1 : 1 + len(world.files)]] == [
         f"file:{fact.path}" for fact in world.files
     ]
+
+
+# A few fixed texts: empty, one letter, lines of every ending, non-ASCII, blanks.
+TEXTS = ("", "a", "answer = 2\n", "x = 1\r\ny = 2", "é 日本 ß\n", "  spaced out  ")
 
 
 @pytest.mark.parametrize("kind", list(FILE_KINDS))

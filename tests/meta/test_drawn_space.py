@@ -1,0 +1,72 @@
+"""The wider drawn space of issue 38, said again in plain Python.
+
+Names of any character the contract allows, a multi-byte character across a
+chunk's end, artifacts joined into one, events numbered any way: each is
+built so the generator knows the truth; these check the construction
+against the rule on drawn values, so a world whose truth is computed wrongly
+(a false FAIL of correct work) is caught here, not in a learner's report.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from strategies.draw import _OFFSETS, _WIDE, NAMES, _across, texts, worlds
+from strategies.receipts import ReceiptFact, mismatches, receipt_expectation
+from strategies.world import world_events
+
+_PROTECTED = (".aws", ".env", ".git", ".ssh", "credentials", "id_ed25519", "id_rsa")
+
+
+@given(NAMES)
+def test_a_drawn_name_is_one_the_contract_allows_a_path(name: str) -> None:
+    """Not empty, '.' or '..', no '/', NUL or line break, no protected name
+    in any case, within NAME_MAX bytes; a path of it normalises to itself."""
+    assert name not in ("", ".", "..")
+    assert not set(name) & set("/\x00\n\r\u2028\u2029\x85")
+    folded = name.lower()
+    assert folded not in _PROTECTED
+    assert not folded.startswith(".env.") and not folded.endswith((".key", ".pem"))
+    assert len(name.encode("utf-8")) <= 255
+    assert posixpath.normpath(f"a/{name}") == f"a/{name}"
+
+
+@settings(max_examples=30)
+@given(texts(), texts(), _OFFSETS, _WIDE, st.integers(0, 2))
+def test_a_long_text_puts_a_wide_character_across_its_offset(
+    text: str, line: str, at: int, wide: str, into: int
+) -> None:
+    """The character's bytes start before byte `at` and end after it."""
+    data = _across(text, line, at, wide, into).encode("utf-8")
+    size = len(wide.encode("utf-8"))
+    start = data.index(wide.encode("utf-8"), max(0, at - size + 1))
+    assert start < at < start + size
+
+
+@given(st.lists(NAMES, min_size=2, max_size=3).map(lambda names: tuple(names)))
+def test_artifacts_joined_into_one_are_another_tuple(artifacts) -> None:
+    """Joined by ', ', the expectation holds one artifact: never the stored
+    tuple, so the receipt check fails, whatever the names hold."""
+    fact = ReceiptFact(artifacts=artifacts, joined=True)
+    assert len(receipt_expectation(fact).artifacts) == 1
+    assert "artifacts" in mismatches(fact)
+
+
+@settings(max_examples=40)
+@given(worlds(long_runs=True))
+def test_facts_are_kept_apart_and_events_numbered_as_drawn(world) -> None:
+    """No file fact's path equals another's or lies on its way; every event
+    has the step its numbering gives it."""
+    paths = [f.parts for f in world.files]
+    for i, a in enumerate(paths):
+        for b in paths[i + 1 :]:
+            shorter = min(len(a), len(b))
+            assert a[:shorter] != b[:shorter]
+    first, share = world.numbering
+    events = world_events(world)
+    assert [e.step for e in events] == [
+        first + (n // share if share else 0) for n in range(len(events))
+    ]
