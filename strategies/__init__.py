@@ -13,10 +13,10 @@ Where things live (docs/design.md has the whole map):
   `FileFact`, `ResultFact`, `ReceiptFact`, `LogFact`, `EventSpec` and the
   `*_KINDS` tables (finals.py, files.py, results.py, receipts.py, logs.py);
 - drawing: `worlds`, `passing_worlds`, `unavailable_worlds`,
-  `hostile_worlds`, the written-out `EXAMPLE_WORLDS`, `TRAP_WORLDS` and
-  `PASSING_WORLD` (draw.py); real runs: `Plan` and its steps
-  (plan_steps.py), what a plan implies, `replay` (outcome.py),
-  `played_worlds`, `WRITTEN_WORLDS` (plans.py);
+  `hostile_worlds`, `PASSING_WORLD` (draw.py; the worlds written out one
+  per kind are the suite's, tests/invariants/_written_worlds.py); real
+  runs: `Plan` and its steps (plan_steps.py), what a plan implies, `replay`
+  (outcome.py), `played_worlds`, `WRITTEN_WORLDS` (plans.py);
   `perturbations` (perturb.py);
 - a world as evidence, in one pure step, is the judge's
   (judge/evidence.py), read from the world and its blueprint;
@@ -45,8 +45,7 @@ _HOMES = {
     "strategies.receipts": "RECEIPT_KINDS ReceiptFact",
     "strategies.logs": "LOG_EXAMPLES LOG_KINDS LogDamage LogFact",
     "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS",
-    "strategies.draw": "CONTENT_EXAMPLES EXAMPLE_WORLDS PASSING_WORLD"
-    " TRAP_WORLDS examples examples_of file_facts hostile_worlds log_damages"
+    "strategies.draw": "PASSING_WORLD examples_of file_facts hostile_worlds log_damages"
     " log_facts noise_events passing_worlds unavailable_worlds with_perturbations"
     " worlds",
     "strategies.plan_steps": "Denied EditFile Invalid ListFiles Plan ReadFile Refused"

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 from _command_learners import learner_folder
+from _written_worlds import EXAMPLE_WORLDS
 
 from judge import judging, load_target, materialise
 from judge.lessons import InvariantFailure
 from judge.target import Target
 from judge.verdicts import assert_truth, evaluate
-from strategies import EXAMPLE_WORLDS, truth
+from strategies import truth
 
 # The bundled _result_check, and a learner's that reads only the last result
 # of the tool (a result that came earlier is missed).

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from _written_worlds import EXAMPLE_WORLDS
 from hypothesis.vendor.pretty import pretty
 
-from strategies.draw import EXAMPLE_WORLDS, PASSING_WORLD
+from strategies.draw import PASSING_WORLD
 from strategies.world import blueprint
 
 

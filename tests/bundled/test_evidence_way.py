@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _written_worlds import EXAMPLE_WORLDS, TRAP_WORLDS
 
 import judge.evidence
 import judge.nodes
@@ -28,7 +29,6 @@ from judge import safefs
 from judge.build import materialise
 from judge.evidence import evidence
 from judge.target import load_target
-from strategies.draw import EXAMPLE_WORLDS, TRAP_WORLDS
 from strategies.plans import WRITTEN_WORLDS
 
 JUDGE = Path(__file__).resolve().parents[2] / "judge"

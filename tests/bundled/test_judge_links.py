@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _written_worlds import EXAMPLE_WORLDS
 
 from judge import remote, safefs
 from judge.build import materialise
@@ -29,7 +30,6 @@ from judge.built import scratch_parent
 from judge.lessons import InvariantFailure
 from judge.snapshot import tree_snapshot
 from judge.target import load_target
-from strategies.draw import EXAMPLE_WORLDS
 from strategies.logs import LOG_EXAMPLES
 from strategies.vocabulary import LOG_NAME
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from _command_learners import learner_folder
+from _written_worlds import EXAMPLE_WORLDS
 
 from evaluator import EvaluationCheck, EvaluationReport
 from judge.build import materialise
@@ -43,7 +44,7 @@ from judge.limits import CallLimits, use_call_limits
 from judge.remote import WorkerDied
 from judge.target import MissingNameError, load_target
 from judge.verdicts import assert_truth, judging, shown_row
-from strategies.draw import EXAMPLE_WORLDS, PASSING_WORLD
+from strategies.draw import PASSING_WORLD
 from strategies.vocabulary import EVALUATE
 from strategies.world import World, describe, truth
 

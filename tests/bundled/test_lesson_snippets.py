@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from _command_learners import ROOT, learner_folder
+from _written_worlds import EXAMPLE_WORLDS
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -33,7 +34,6 @@ from judge import fail, load_target, recast, timed_out
 from judge.lessons import WHERE_THE_REST_IS, CallAborted, InvariantFailure
 from judge.verdicts import judging, reproduction
 from strategies import (
-    EXAMPLE_WORLDS,
     World,
     example_invalid_specs,
     example_valid_specs,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from _command_learners import command_environment, learner_folder
+from _written_worlds import EXAMPLE_WORLDS
 from hypothesis import assume, given, settings
 
 from day7_verify.isolation._sandbox import detect
@@ -24,7 +25,7 @@ from judge import load_target, materialise, report_view
 from judge.lessons import InvariantFailure
 from judge.reading import ReadReport
 from judge.verdicts import evaluate
-from strategies import EXAMPLE_WORLDS, truth, worlds
+from strategies import truth, worlds
 
 #: A world one of whose checks fails: a report that shifts to true shows.
 WORLD = EXAMPLE_WORLDS["final absent"]

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import pytest
 from _command_learners import EVALUATOR
+from _written_worlds import EXAMPLE_WORLDS
 from hypothesis import given, settings
 
 from judge import judged, load_target
 from judge.target import Target
-from strategies import EXAMPLE_WORLDS, worlds
+from strategies import worlds
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from _written_worlds import examples
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -32,7 +33,6 @@ from strategies import (
     PASSING_WORLD,
     World,
     describe,
-    examples,
     examples_of,
     passing_worlds,
     perturbed_worlds,

@@ -14,10 +14,11 @@ kind it exists for.
 from __future__ import annotations
 
 import pytest
+from _written_worlds import TRAP_WORLDS
 from hypothesis import example, given, note
 
 from judge import Figures, judge_hostile, reported_figures, short_unless_thorough
-from strategies import TRAP_WORLDS, World, describe, hostile_worlds
+from strategies import World, describe, hostile_worlds
 
 
 @pytest.fixture(scope="session")

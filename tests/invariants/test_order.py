@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from _written_worlds import EXAMPLE_WORLDS
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
 from judge import fail, judged, judging, shown_row, verdict_cause
 from judge.fixes import placed
 from strategies import (
-    EXAMPLE_WORLDS,
     EventSpec,
     World,
     describe,

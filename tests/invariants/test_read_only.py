@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from _written_worlds import examples
 from hypothesis import given, note
 
 from judge import (
@@ -19,7 +20,7 @@ from judge import (
 )
 from judge.fixes import placed
 from judge.verdicts import evaluated_twice
-from strategies import World, describe, examples, worlds
+from strategies import World, describe, worlds
 
 
 @pytest.mark.invariant("read-only")

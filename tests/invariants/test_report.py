@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from _written_worlds import examples
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from judge import (
 from judge.causes import RENDER_GRAMMAR
 from judge.fixes import placed
 from judge.verdicts import calling, reproducing
-from strategies import World, describe, examples, truth, worlds
+from strategies import World, describe, truth, worlds
 from strategies.vocabulary import EVALUATE
 
 _SHAPE_EXAMPLES = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import pytest
+from _written_worlds import EXAMPLE_WORLDS
 from hypothesis import given, note
 from hypothesis import strategies as st
 
@@ -24,7 +25,6 @@ from judge import (
 )
 from judge.fixes import hint_for, placed
 from strategies import (
-    EXAMPLE_WORLDS,
     LOG_EXAMPLES,
     LogDamage,
     World,

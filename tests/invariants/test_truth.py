@@ -5,20 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from _written_worlds import EXAMPLE_WORLDS, examples
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
 from judge import assert_truth, evaluate, fail, judged, judging, materialise, shown_row
 from judge.fixes import placed
-from strategies import (
-    EXAMPLE_WORLDS,
-    World,
-    describe,
-    examples,
-    log_facts,
-    truth,
-    worlds,
-)
+from strategies import World, describe, log_facts, truth, worlds
 
 
 @pytest.mark.invariant("truth")

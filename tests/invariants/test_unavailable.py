@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from _written_worlds import CONTENT_EXAMPLES, TRAP_WORLDS, examples
 from hypothesis import given, note
 from hypothesis import strategies as st
 
@@ -18,16 +19,13 @@ from judge import (
     watched,
 )
 from strategies import (
-    CONTENT_EXAMPLES,
     EVALUATE,
     FILE_KINDS,
     LOG_EXAMPLES,
-    TRAP_WORLDS,
     ExpectedCheck,
     FileFact,
     World,
     describe,
-    examples,
     truth,
     unavailable_worlds,
     worlds,

@@ -13,18 +13,17 @@ import re
 import unicodedata
 
 import pytest
+from _written_worlds import EXAMPLE_WORLDS, TRAP_WORLDS
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from strategies import (
-    EXAMPLE_WORLDS,
     FILE_KINDS,
     FINAL_KINDS,
     LOG_KINDS,
     PASSING_WORLD,
     RECEIPT_KINDS,
     RESULT_KINDS,
-    TRAP_WORLDS,
     FileFact,
     FinalFact,
     LogFact,

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _written_worlds import TRAP_WORLDS
 from hypothesis import Phase, settings
 from planting import before, in_worker, rewritten
 
@@ -35,7 +36,7 @@ from judge import (
     judge_hostile,
     load_target,
 )
-from strategies import TRAP_WORLDS, FileFact, LogFact, ResultFact, World, cases
+from strategies import FileFact, LogFact, ResultFact, World, cases
 
 INVARIANTS = Path(__file__).resolve().parents[1] / "invariants"
 

@@ -6,10 +6,11 @@ import contextlib
 import io
 
 import pytest
+from _written_worlds import EXAMPLE_WORLDS, TRAP_WORLDS
 
 from judge import judged, load_target
 from judge.verdicts import reproduction
-from strategies import CHAPTER_WORLD, EXAMPLE_WORLDS, TRAP_WORLDS, World
+from strategies import CHAPTER_WORLD, World
 
 WORLDS = {
     "everything at once": EXAMPLE_WORLDS["everything at once"],
