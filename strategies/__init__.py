@@ -43,7 +43,7 @@ _HOMES = {
     "strategies.edits": "Edit",
     "strategies.results": "RESULT_KINDS EventSpec ResultFact",
     "strategies.receipts": "RECEIPT_KINDS ReceiptFact",
-    "strategies.logs": "LOG_EXAMPLES LOG_KINDS LogDamage LogFact",
+    "strategies.logs": "LOG_KINDS LogDamage LogFact",
     "strategies.vocabulary": "EVALUATE INCOMPLETE_REASONS",
     "strategies.draw": "PASSING_WORLD examples_of file_facts hostile_worlds log_damages"
     " log_facts noise_events passing_worlds unavailable_worlds with_perturbations"

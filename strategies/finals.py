@@ -29,9 +29,7 @@ __all__ = [
     "ASKS",
     "CLOSINGS",
     "FILLER_EXCLUDED",
-    "FINAL_EXAMPLES",
     "FINAL_KINDS",
-    "FINAL_TRAPS",
     "LOOKALIKES",
     "REASONS",
     "VALUES",
@@ -311,45 +309,6 @@ FINAL_KINDS: Kinds[Kind] = Kinds(
         ),
     ],
 )
-
-_AROUND = ("done:", ".done")
-#: Written-out finals, one per mistake the old kind table named, kept as
-#: explicit examples so each is met under any seed.
-FINAL_EXAMPLES: dict[str, FinalFact] = {
-    "embedded": FinalFact(),
-    "exact": FinalFact(("", "")),
-    "padded_edges": FinalFact(("", ""), head=" ", tail="\n"),
-    "absent": FinalFact(("done:.done",), ()),
-    "extended": FinalFact(_AROUND, ("prefix",)),
-    "case_changed": FinalFact(_AROUND, ("other_case",)),
-    "case_asked_other": FinalFact(_AROUND, marker="[a]", asked="other_case"),
-    "final_event_differs": FinalFact(closing="other"),
-    "only_final_event_holds": FinalFact(("done:.done",), (), closing="asked"),
-    "completed_reason_limit": FinalFact(reason="step_limit"),
-    "incomplete_reason_completed": FinalFact(completed=False),
-    "completed_without_final_event": FinalFact(closing="none"),
-    "nfd_asked_nfc": FinalFact(_AROUND, ("decomposed",), marker="[é]"),
-    "ligature_asked_plain": FinalFact(_AROUND, ("ligature",), marker="[fi]"),
-    "zero_width_inside": FinalFact(_AROUND, ("zero_width",)),
-    "none_asked_none": FinalFact(value="none", marker="None"),
-    "padded_absent": FinalFact(_AROUND, ("unpadded",), head=" ", tail=" "),
-    "incomplete": FinalFact(completed=False, reason="step_limit"),
-    "incomplete_without_final": FinalFact(
-        completed=False, reason="step_limit", value="none", closing="none"
-    ),
-    "completed_without_final": FinalFact(value="none", closing="none"),
-    "repeated": FinalFact(("a ", " b ", " c"), ("it", "it")),
-    "overlapping": FinalFact(
-        ("", "", ""), ("it", "it"), head="x", tail="x", overlap=True
-    ),
-    "past_the_first_line": FinalFact(("first line\nsecond ", ""), ("it",)),
-    "far_from_the_start": FinalFact(("é" * 120 + " ", "."), ("it",)),
-    "look_alike_then_it": FinalFact(("", " and ", ""), ("other_case", "it")),
-}
-#: Hardened: a final of another type (only a hardened evaluator survives).
-FINAL_TRAPS: dict[str, FinalFact] = {
-    f"final_{value}": FinalFact(value=value) for value in VALUES[2:]
-}
 
 
 def final_changes(fact: FinalFact) -> list[tuple[str, str, FinalFact]]:

@@ -26,7 +26,6 @@ __all__ = [
     "COURSE_GET_ERRORS",
     "HARDENED_GET_ERRORS",
     "LOCATIONS",
-    "LOG_EXAMPLES",
     "LOG_KINDS",
     "LogDamage",
     "LogFact",
@@ -343,26 +342,3 @@ LOG_KINDS: Kinds[LogKind] = Kinds(
         _trap("long_line", "one JSON line of 2 MiB"),
     ],
 )
-
-#: Written-out damage, one per kind the old table named (and a few more),
-#: kept as explicit examples so each is met under any seed. Line 0 is the
-#: first line (an unrelated receipt's, in the example worlds).
-LOG_EXAMPLES: dict[str, LogDamage] = {
-    "duplicate_identical": LogDamage("repeat"),
-    "raw_unicode": LogDamage("raw"),
-    "crlf": LogDamage("endings", arg="\r\n"),
-    "emptied": LogDamage("cut"),
-    "cut_after_the_first_line": LogDamage("cut", 0, -1),
-    "non_json": LogDamage("line", arg="this line is not JSON"),
-    "trailing_garbage": LogDamage("line", -1, arg="#"),
-    "truncated": LogDamage("cut", -1, 9),
-    "invalid_utf8": LogDamage("byte", 0, 40, "\xff"),
-    "non_object": LogDamage("line", arg="[]"),
-    "non_object_in_place": LogDamage("line", 0, 1, '["call-1"]'),
-    "missing_key": LogDamage("key", arg="receipt_id"),
-    "renamed_key": LogDamage("key", arg="tool", value="Tool"),
-    "extra_key": LogDamage("key", value="note"),
-    "stale_digest": LogDamage("field", arg="result"),
-    "type_changed": LogDamage("field", arg="changed_artifacts", value="null"),
-    "conflict": LogDamage("repeat", arg="conflict"),
-}

@@ -25,7 +25,6 @@ from strategies.paths import SPELLINGS, spelled
 from strategies.vocabulary import EFFECT_TOOLS, TOOLS, other
 
 __all__ = [
-    "RECEIPT_EXAMPLES",
     "RECEIPT_KINDS",
     "STORED",
     "Expectation",
@@ -333,48 +332,3 @@ RECEIPT_KINDS: Kinds[Kind] = Kinds(
         ),
     ],
 )
-
-_AROUND = ("done ", " ok")
-#: Written-out receipts, one per mistake the old kind table named: changes
-#: to a receipt of two artifacts ("src/app.py", "docs/b.md"), kept as
-#: explicit examples so each is met under any seed.
-RECEIPT_EXAMPLES: dict[str, dict[str, object]] = {
-    "match": {},
-    "match_spelled": {"spellings": ("dot_slash", "double_slash")},
-    "match_error_result": {"layout": FinalFact(("error: could not finish near ", ""))},
-    "match_repeated": {"layout": FinalFact(("a ", " b ", " c"), ("it", "it"))},
-    "match_past_the_first_line": {"layout": FinalFact(("status: 1\noutput:\n", ""))},
-    "match_far_from_the_start": {"layout": FinalFact(("é" * 90, "."))},
-    "artifacts_joined": {"joined": True},
-    "tool": {"expected_tool": "write_file"},
-    "tool_case": {"expected_tool": "EDIT_FILE"},
-    "tool_prefix": {"expected_tool": "edit_fil"},
-    "tool_extended": {"expected_tool": "edit_files"},
-    "exit_state": {"other_exit": True},
-    "result": {"layout": FinalFact(_AROUND, ("prefix",))},
-    "result_case": {"layout": FinalFact(asked="other_case")},
-    "stored_case_changed": {"layout": FinalFact(_AROUND, ("other_case",))},
-    "result_nfd_held": {"layout": FinalFact(_AROUND, ("decomposed",)), "marker": "[é]"},
-    "result_ligature_held": {
-        "layout": FinalFact(_AROUND, ("ligature",)),
-        "marker": "[fi]",
-    },
-    "result_zero_width": {"layout": FinalFact(_AROUND, ("zero_width",))},
-    "artifacts_nfd_stored": {"artifacts": ("out/cafe\u0301.txt",), "form": "NFC"},
-    "artifacts_unnormalised_stored": {"artifacts": ("./src/app.py", "docs//b.md")},
-    "artifacts_reversed": {"picks": (1, 0)},
-    "artifacts_prefix": {"picks": (0,)},
-    "artifacts_suffix": {"picks": (1,)},
-    "artifacts_superset": {"picks": (0, 1, 2)},
-    "artifacts_twice": {"picks": (0, 1, 0, 1)},
-    "artifacts_missing": {"picks": ()},
-    "artifacts_unexpected": {"artifacts": (), "picks": (0,)},
-    "call_id_case": {"other_id": True},
-    **{
-        f"marker_in_{place}": {
-            "layout": FinalFact((" done ok",), ()),
-            "elsewhere": (place,),
-        }
-        for place in PLACES
-    },
-}

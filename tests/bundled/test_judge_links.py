@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _written_worlds import EXAMPLE_WORLDS
+from _written_worlds import EXAMPLE_WORLDS, LOG_EXAMPLES
 
 from judge import remote, safefs
 from judge.build import materialise
@@ -30,7 +30,6 @@ from judge.built import scratch_parent
 from judge.lessons import InvariantFailure
 from judge.snapshot import tree_snapshot
 from judge.target import load_target
-from strategies.logs import LOG_EXAMPLES
 from strategies.vocabulary import LOG_NAME
 
 #: The puts of the receipt worlds' own stores (two receipts each): the

@@ -629,7 +629,9 @@ def test_every_day7_name_has_one_home_and_no_other_name_has_one() -> None:
 
 def test_docs_show_every_hint_of_a_wrong_final_word_for_word() -> None:
     """docs/lessons.md shows each hint a final's wrong verdict can get, as written."""
-    from strategies.finals import FINAL_EXAMPLES, FINAL_KINDS, LOOKALIKES, final_hint
+    from _written_worlds import FINAL_EXAMPLES
+
+    from strategies.finals import FINAL_KINDS, LOOKALIKES, final_hint
 
     hints = {final_hint(fact) for fact in FINAL_EXAMPLES.values()}
     hints |= {FINAL_KINDS[name].hint for name in FINAL_KINDS}

@@ -4,7 +4,10 @@ Made from the kind tables (so a new kind gets its example by itself) and kept
 beside the properties that run them as explicit examples, so every mistake a
 kind exists to catch is caught on every run, whatever the seed:
 `EXAMPLE_WORLDS` for course-level kinds, `TRAP_WORLDS` for hardened ones,
-`CONTENT_EXAMPLES` for the contents the file kinds once listed. Shipped with
+made from the written facts: `FINAL_EXAMPLES`, `FINAL_TRAPS`,
+`RECEIPT_EXAMPLES`, `LOG_EXAMPLES`, and `CONTENT_EXAMPLES` for the contents
+the file kinds once listed (the results' written facts stay in
+strategies/results.py, where `PASSING_WORLD` takes one). Shipped with
 the suite (day7_verify/suite/invariants); imported by its basename, as pytest
 puts this folder on sys.path (tests/bundled and tests/meta add it too).
 """
@@ -25,15 +28,15 @@ from strategies.files import (
     PathDraft,
     file_path,
 )
-from strategies.finals import FINAL_EXAMPLES, FINAL_TRAPS, FinalFact
+from strategies.finals import VALUES, FinalFact
 from strategies.logs import (
     COURSE_GET_ERRORS,
     HARDENED_GET_ERRORS,
-    LOG_EXAMPLES,
     LOG_KINDS,
+    LogDamage,
     LogFact,
 )
-from strategies.receipts import RECEIPT_EXAMPLES, ReceiptFact
+from strategies.receipts import PLACES, ReceiptFact
 from strategies.results import RESULT_EXAMPLES, RESULT_TRAPS, ResultFact, noise_event
 from strategies.vocabulary import BOM, INCOMPLETE_REASONS, TOOLS, marker
 from strategies.world import World
@@ -42,11 +45,125 @@ __all__ = [
     "BROAD_EXAMPLES",
     "CONTENT_EXAMPLES",
     "EXAMPLE_WORLDS",
+    "FINAL_EXAMPLES",
+    "FINAL_TRAPS",
+    "LOG_EXAMPLES",
+    "RECEIPT_EXAMPLES",
     "TRAP_WORLDS",
     "examples",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_FINAL_AROUND = ("done:", ".done")
+#: Written-out finals, one per mistake the old kind table named, kept as
+#: explicit examples so each is met under any seed.
+FINAL_EXAMPLES: dict[str, FinalFact] = {
+    "embedded": FinalFact(),
+    "exact": FinalFact(("", "")),
+    "padded_edges": FinalFact(("", ""), head=" ", tail="\n"),
+    "absent": FinalFact(("done:.done",), ()),
+    "extended": FinalFact(_FINAL_AROUND, ("prefix",)),
+    "case_changed": FinalFact(_FINAL_AROUND, ("other_case",)),
+    "case_asked_other": FinalFact(_FINAL_AROUND, marker="[a]", asked="other_case"),
+    "final_event_differs": FinalFact(closing="other"),
+    "only_final_event_holds": FinalFact(("done:.done",), (), closing="asked"),
+    "completed_reason_limit": FinalFact(reason="step_limit"),
+    "incomplete_reason_completed": FinalFact(completed=False),
+    "completed_without_final_event": FinalFact(closing="none"),
+    "nfd_asked_nfc": FinalFact(_FINAL_AROUND, ("decomposed",), marker="[é]"),
+    "ligature_asked_plain": FinalFact(_FINAL_AROUND, ("ligature",), marker="[fi]"),
+    "zero_width_inside": FinalFact(_FINAL_AROUND, ("zero_width",)),
+    "none_asked_none": FinalFact(value="none", marker="None"),
+    "padded_absent": FinalFact(_FINAL_AROUND, ("unpadded",), head=" ", tail=" "),
+    "incomplete": FinalFact(completed=False, reason="step_limit"),
+    "incomplete_without_final": FinalFact(
+        completed=False, reason="step_limit", value="none", closing="none"
+    ),
+    "completed_without_final": FinalFact(value="none", closing="none"),
+    "repeated": FinalFact(("a ", " b ", " c"), ("it", "it")),
+    "overlapping": FinalFact(
+        ("", "", ""), ("it", "it"), head="x", tail="x", overlap=True
+    ),
+    "past_the_first_line": FinalFact(("first line\nsecond ", ""), ("it",)),
+    "far_from_the_start": FinalFact(("é" * 120 + " ", "."), ("it",)),
+    "look_alike_then_it": FinalFact(("", " and ", ""), ("other_case", "it")),
+}
+#: Hardened: a final of another type (only a hardened evaluator survives).
+FINAL_TRAPS: dict[str, FinalFact] = {
+    f"final_{value}": FinalFact(value=value) for value in VALUES[2:]
+}
+
+_RECEIPT_AROUND = ("done ", " ok")
+#: Written-out receipts, one per mistake the old kind table named: changes
+#: to a receipt of two artifacts ("src/app.py", "docs/b.md"), kept as
+#: explicit examples so each is met under any seed.
+RECEIPT_EXAMPLES: dict[str, dict[str, object]] = {
+    "match": {},
+    "match_spelled": {"spellings": ("dot_slash", "double_slash")},
+    "match_error_result": {"layout": FinalFact(("error: could not finish near ", ""))},
+    "match_repeated": {"layout": FinalFact(("a ", " b ", " c"), ("it", "it"))},
+    "match_past_the_first_line": {"layout": FinalFact(("status: 1\noutput:\n", ""))},
+    "match_far_from_the_start": {"layout": FinalFact(("é" * 90, "."))},
+    "artifacts_joined": {"joined": True},
+    "tool": {"expected_tool": "write_file"},
+    "tool_case": {"expected_tool": "EDIT_FILE"},
+    "tool_prefix": {"expected_tool": "edit_fil"},
+    "tool_extended": {"expected_tool": "edit_files"},
+    "exit_state": {"other_exit": True},
+    "result": {"layout": FinalFact(_RECEIPT_AROUND, ("prefix",))},
+    "result_case": {"layout": FinalFact(asked="other_case")},
+    "stored_case_changed": {"layout": FinalFact(_RECEIPT_AROUND, ("other_case",))},
+    "result_nfd_held": {
+        "layout": FinalFact(_RECEIPT_AROUND, ("decomposed",)),
+        "marker": "[é]",
+    },
+    "result_ligature_held": {
+        "layout": FinalFact(_RECEIPT_AROUND, ("ligature",)),
+        "marker": "[fi]",
+    },
+    "result_zero_width": {"layout": FinalFact(_RECEIPT_AROUND, ("zero_width",))},
+    "artifacts_nfd_stored": {"artifacts": ("out/cafe\u0301.txt",), "form": "NFC"},
+    "artifacts_unnormalised_stored": {"artifacts": ("./src/app.py", "docs//b.md")},
+    "artifacts_reversed": {"picks": (1, 0)},
+    "artifacts_prefix": {"picks": (0,)},
+    "artifacts_suffix": {"picks": (1,)},
+    "artifacts_superset": {"picks": (0, 1, 2)},
+    "artifacts_twice": {"picks": (0, 1, 0, 1)},
+    "artifacts_missing": {"picks": ()},
+    "artifacts_unexpected": {"artifacts": (), "picks": (0,)},
+    "call_id_case": {"other_id": True},
+    **{
+        f"marker_in_{place}": {
+            "layout": FinalFact((" done ok",), ()),
+            "elsewhere": (place,),
+        }
+        for place in PLACES
+    },
+}
+
+#: Written-out damage, one per kind the old table named (and a few more),
+#: kept as explicit examples so each is met under any seed. Line 0 is the
+#: first line (an unrelated receipt's, in the example worlds).
+LOG_EXAMPLES: dict[str, LogDamage] = {
+    "duplicate_identical": LogDamage("repeat"),
+    "raw_unicode": LogDamage("raw"),
+    "crlf": LogDamage("endings", arg="\r\n"),
+    "emptied": LogDamage("cut"),
+    "cut_after_the_first_line": LogDamage("cut", 0, -1),
+    "non_json": LogDamage("line", arg="this line is not JSON"),
+    "trailing_garbage": LogDamage("line", -1, arg="#"),
+    "truncated": LogDamage("cut", -1, 9),
+    "invalid_utf8": LogDamage("byte", 0, 40, "\xff"),
+    "non_object": LogDamage("line", arg="[]"),
+    "non_object_in_place": LogDamage("line", 0, 1, '["call-1"]'),
+    "missing_key": LogDamage("key", arg="receipt_id"),
+    "renamed_key": LogDamage("key", arg="tool", value="Tool"),
+    "extra_key": LogDamage("key", value="note"),
+    "stale_digest": LogDamage("field", arg="result"),
+    "type_changed": LogDamage("field", arg="changed_artifacts", value="null"),
+    "conflict": LogDamage("repeat", arg="conflict"),
+}
 
 _TEXT = "answer = 2\nnext é 日\n"
 _NOISE = (

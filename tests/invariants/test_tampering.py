@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import pytest
-from _written_worlds import EXAMPLE_WORLDS
+from _written_worlds import EXAMPLE_WORLDS, LOG_EXAMPLES
 from hypothesis import given, note
 from hypothesis import strategies as st
 
@@ -25,7 +25,6 @@ from judge import (
 )
 from judge.fixes import hint_for, placed
 from strategies import (
-    LOG_EXAMPLES,
     LogDamage,
     World,
     describe,

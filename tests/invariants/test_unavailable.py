@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from _written_worlds import CONTENT_EXAMPLES, TRAP_WORLDS, examples
+from _written_worlds import CONTENT_EXAMPLES, LOG_EXAMPLES, TRAP_WORLDS, examples
 from hypothesis import given, note
 from hypothesis import strategies as st
 
@@ -21,7 +21,6 @@ from judge import (
 from strategies import (
     EVALUATE,
     FILE_KINDS,
-    LOG_EXAMPLES,
     ExpectedCheck,
     FileFact,
     World,

@@ -13,7 +13,7 @@ import re
 import unicodedata
 
 import pytest
-from _written_worlds import EXAMPLE_WORLDS, TRAP_WORLDS
+from _written_worlds import EXAMPLE_WORLDS, FINAL_EXAMPLES, TRAP_WORLDS
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
@@ -46,7 +46,7 @@ from strategies import (
 from strategies.draw import contents, edits, final_facts, log_damages, receipt_facts
 from strategies.edits import EDITS, Edit
 from strategies.files import file_kind
-from strategies.finals import FINAL_EXAMPLES, hits, layout
+from strategies.finals import hits, layout
 from strategies.logs import damage_effect, tamper
 from strategies.receipts import receipt_expectation, stored_receipt
 from strategies.receipts import result_hits as receipt_result_hits
