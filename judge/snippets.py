@@ -1,0 +1,341 @@
+"""A lesson's world as a test the learner keeps: plain Python, the course's names.
+
+    source = lesson_test(world, check, level=..., folder=...)
+
+A pure function of the world (its evidence, `judge.evidence`) and the check
+it misjudged: the source of one short program that imports the learner's
+agent folder (registered as a package of its own, its `__init__.py` not run,
+as day7-surface.md's "Loading a learner's package" says: a course checkout's
+`__init__` imports MLX), builds the world in a temporary folder with the
+course's public names only (`ToolPolicy`, `Workspace`, `ReceiptStore`,
+`EffectReceipt`, `AgentRun`, `AgentEvent`, `FinalAction`, `ToolAction`, the
+expectations, `EvaluationCase`, `evaluate_run`) and the standard library,
+and asserts the check's verdict (and its binding detail) with the lesson's
+own words. pytest collects it (`test_...`), and `python FILE` runs it.
+
+The folder is one line near the top: relative to the checkout's root when
+the judged folder sits in one (`src/<package>/agent`), so the same file runs
+in the learner's own checkout; else the folder's path as judged.
+
+A world whose evidence a test file cannot make plainly (a FIFO, a device, a
+socket, a sparse file, a path at the length limit, a damaged or replaced
+log, an event that is no event, a final or result that is no string) gets
+`None`: the lesson then says so and gives the `day7-verify` line that draws
+the world again (`redraw_note`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from judge.evidence import _LENGTH_KINDS, Evidence, EventSpec, Node, Stored, evidence
+from strategies.world import ExpectedCheck, World
+
+__all__ = ["PLAIN_MARK", "folder_line", "lesson_test", "redraw_note", "why_not_plain"]
+
+#: The first line of every plain snippet: the reports tell it from a snippet
+#: that needs the judge's own Python by it.
+PLAIN_MARK = "# A day7-verify lesson as a test you can keep."
+
+#: Where the evidence is worked out: any path will do, it only names the
+#: tree so its links can be found and written relative to the test's own.
+_TREE = "/day7-tree"
+
+#: The package name the learner's folder is registered under.
+_PACKAGE = "day7_agent"
+
+#: Which course module holds each name the snippet may use.
+_HOMES = {
+    "protocol": ("AgentError", "FinalAction", "ToolAction"),
+    "loop": ("AgentEvent", "AgentRun"),
+    "receipts": ("EffectReceipt", "ReceiptStore"),
+    "workspace": ("ToolPolicy", "Workspace"),
+    "evaluation": (
+        "EvaluationCase",
+        "FileExpectation",
+        "ReceiptExpectation",
+        "ResultExpectation",
+        "evaluate_run",
+    ),
+}
+
+_PLAIN_NODES = ("file", "folder", "link")
+_PLAIN_ACTIONS = ("tool", "final", "final_with_result", "invalid")
+
+
+def folder_line(folder: str) -> str:
+    """The folder as the test names it: `src/<package>/agent` when the judged
+    folder sits in a checkout that way (run from the checkout's root), else
+    the folder's own path."""
+    parts = PurePosixPath(folder).parts
+    if len(parts) >= 3 and parts[-3] == "src" and parts[-1] == "agent":
+        return "/".join(parts[-3:])
+    return folder
+
+
+def checkout_root(folder: str) -> str:
+    """Where the test runs from: the checkout's root for `src/<package>/agent`,
+    else anywhere (the folder's parent is as good as any)."""
+    line = folder_line(folder)
+    if line != folder:
+        return str(PurePosixPath(folder).parents[2])
+    return str(PurePosixPath(folder).parent)
+
+
+def why_not_plain(world: World) -> str:
+    """Why `world` cannot be written as a plain test, or "" when it can."""
+    if world.plan is not None:
+        return "a real run of your own run_agent"
+    made = evidence(world, _TREE)
+    odd = sorted({node.what for node in made.files} - set(_PLAIN_NODES))
+    if odd:
+        return f"a {' and a '.join(odd)} in the workspace"
+    if any(fact.kind in _LENGTH_KINDS for fact in world.files):
+        return "a path at the length limit"
+    log = made.log
+    if log.damage is not None or log.replacement is not None:
+        return "a receipt log damaged after your ReceiptStore wrote it"
+    if log.get == "junk":
+        return "a store whose get returns a dict"
+    run = made.run
+    assert run is not None
+    if run.odd_final or run.reason not in (
+        "completed",
+        "step_limit",
+        "context_limit",
+        "invalid_action_limit",
+        "repeated_action_limit",
+    ):
+        return "a run whose fields are not of their types"
+    for event in run.events:
+        if event.action not in _PLAIN_ACTIONS or not (
+            event.result is None or isinstance(event.result, str)
+        ):
+            return "an event that is not of its types"
+    return ""
+
+
+def redraw_note(why: str, folder: str, seed: int | None) -> str:
+    """What a lesson says instead of a test, for a world `why_not_plain`."""
+    again = f"day7-verify {folder}" + ("" if seed is None else f" --seed {seed}")
+    return "\n".join(
+        [
+            f"# This world holds {why}, which a test file does not build plainly.",
+            "# Draw it again, with the same lesson, with:",
+            f"#     {again}",
+        ]
+    )
+
+
+def _literal(value: object) -> str:
+    return repr(value)
+
+
+def _test_name(check: ExpectedCheck) -> str:
+    name = re.sub(r"\W+", "_", check.name.encode("ascii", "replace").decode())
+    return f"test_{name.strip('_').lower()[:40] or 'check'}"
+
+
+def _node_lines(node: Node, root: str) -> list[str]:
+    parts = ("ws" if part == root and at == 0 else part for at, part in enumerate(node.parts))
+    where = "tree.joinpath(" + ", ".join(_literal(p) for p in parts) + ")"
+    if node.what == "folder":
+        return [f"{where}.mkdir(parents=True, exist_ok=True)"]
+    if node.what == "file":
+        lines = [f"_write({where}, {_literal(node.data)})"]
+        if node.mode != 0o666:
+            lines.append(f"os.chmod({where}, {oct(node.mode & ~0o022)})")
+        return lines
+    to = node.to
+    if to.startswith(_TREE + "/"):
+        inside = [p for p in PurePosixPath(to[len(_TREE) + 1 :]).parts]
+        inside = ["ws" if at == 0 and p == root else p for at, p in enumerate(inside)]
+        to_code = "str(tree.joinpath(" + ", ".join(_literal(p) for p in inside) + "))"
+    else:
+        to_code = _literal(to)
+    return [
+        f"{where}.parent.mkdir(parents=True, exist_ok=True)",
+        f"os.symlink({to_code}, {where})",
+    ]
+
+
+def _receipt(stored: Stored) -> str:
+    return (
+        f"EffectReceipt({stored.call_id!r}, {stored.tool!r}, {stored.arguments!r},"
+        f" {stored.exit_state!r}, {stored.result!r}, {stored.artifacts!r})"
+    )
+
+
+def _event(spec: EventSpec) -> str:
+    if spec.action == "tool":
+        action = f"ToolAction({spec.tool!r}, {json.loads(spec.arguments_json)!r})"
+    elif spec.action in ("final", "final_with_result"):
+        action = f"FinalAction({spec.final!r})"
+    else:
+        action = "None"
+    return f"AgentEvent({spec.step}, {spec.response!r}, {action}, {spec.result!r})"
+
+
+def _tuple(items: Sequence[str], indent: str) -> str:
+    if not items:
+        return "()"
+    inner = "".join(f"{indent}    {item},\n" for item in items)
+    return f"(\n{inner}{indent})"
+
+
+def _world_lines(made: Evidence) -> list[str]:
+    """The lines that build the world under `tree` (a Path) and evaluate it."""
+    lines: list[str] = ["root = tree / 'ws'", "root.mkdir()"]
+    for node in made.files:
+        lines += _node_lines(node, made.root)
+    log = made.log
+    if log.store == "memory":
+        lines.append("receipts = ReceiptStore()")
+    else:
+        path = ["ws" if at == 0 and p == made.root else p for at, p in enumerate(log.path)]
+        where = "tree.joinpath(" + ", ".join(_literal(p) for p in path) + ")"
+        lines.append(f"receipts = ReceiptStore({where})")
+    lines += [f"receipts.put({_receipt(stored)})" for stored in log.put]
+    for number, stored in enumerate(log.appended):
+        # Written by a second store, then added to the log behind the first's back.
+        line = f"tree.joinpath('_scratch', 'line{number}.jsonl')"
+        lines += [
+            f"{line}.parent.mkdir(exist_ok=True)",
+            f"ReceiptStore({line}).put({_receipt(stored)})",
+            f"with open(receipts.path, 'ab') as log:",
+            f"    log.write({line}.read_bytes())",
+        ]
+    if log.workspace_store == "same":
+        lines.append("workspace = Workspace(ToolPolicy(root), None, receipts)")
+    else:
+        lines.append("workspace = Workspace(ToolPolicy(root), None, ReceiptStore())")
+    run = made.run
+    assert run is not None
+    events = _tuple([_event(e) for e in run.events], "")
+    lines += [
+        f"events = {events}",
+        f"run = AgentRun({run.completed!r}, {run.reason!r}, {run.final!r}, events,"
+        f" {run.modified_files!r})",
+    ]
+    if run.as_list:
+        # The run's events handed over as a list: an evaluator must not sort it.
+        lines.append("object.__setattr__(run, 'events', list(events))")
+    case = made.case
+    files = [f"FileExpectation({p!r}, {c!r})" for p, c in case.files]
+    results = [f"ResultExpectation({t!r}, {c!r})" for t, c in case.results]
+    receipts = [
+        f"ReceiptExpectation({i!r}, {t!r}, {e!r}, {c!r}, {a!r})"
+        for i, t, e, c, a in case.receipts
+    ]
+    lines += [
+        "case = EvaluationCase(",
+        f"    {case.final_contains!r},",
+        f"    files={_tuple(files, '    ')},",
+        f"    results={_tuple(results, '    ')},",
+        f"    receipts={_tuple(receipts, '    ')},",
+        ")",
+    ]
+    if log.get is not None:
+        error = "AgentError" if log.get == "AgentError" else log.get
+        if error == "LookupFailure":
+            lines.append("class LookupFailure(Exception): pass")
+        lines += [
+            "def get(call_id):",
+            f"    raise {error}(f'lookup of {{call_id}} broke')",
+            "receipts.get = get  # the store's lookup raises",
+        ]
+    return lines
+
+
+def _verdict_lines(check: ExpectedCheck, level: str) -> list[str]:
+    """Asserts on the report: the check is there, with its verdict and its
+    binding detail, each failing with the lesson's own sentence."""
+    should = check.shown(level)
+    lines = [
+        "report = evaluate_run(run, workspace, receipts, case)",
+        "print(report.render())",
+        f"rows = [c for c in report.checks if c.name == {check.name!r}]",
+        f"assert rows, 'the report has no check named ' + {check.name!r}",
+        "got = rows[0]",
+        "shown = f\"{got.name}: {'PASS' if got.passed is True else 'FAIL'}"
+        " ({got.detail})\"",
+    ]
+    if check.passed is None:
+        return lines
+    lines.append(
+        f"assert got.passed is {check.passed}, f'got {{shown}}, but should be'"
+        f" ' ' + {should!r}"
+    )
+    binding = check.binding(level)
+    loose = level == "course" and not check.passed and not check.course_binding
+    if binding is not None and not loose:
+        test = "got.detail.startswith" if check.prefix else "got.detail.__eq__"
+        lines.append(
+            f"assert {test}({binding!r}), f'got {{shown}}, but should be'"
+            f" ' ' + {should!r}"
+        )
+    return lines
+
+
+def lesson_test(
+    world: World, check: ExpectedCheck, *, level: str, folder: str, about: str = ""
+) -> str:
+    """The source of a test that builds `world` with the learner's own names
+    from `folder`, evaluates it and asserts `check` (as `level` binds it).
+
+    `world` must be plain (`why_not_plain` says ""). `about` is what the
+    test's docstring says it is about (the lesson's invariant, say).
+    """
+    made = evidence(world, _TREE)
+    name = _test_name(check)
+    body = [*_world_lines(made), *_verdict_lines(check, level)]
+    imports = []
+    used = "\n".join(body)
+    for module, names in _HOMES.items():
+        wanted = [n for n in names if re.search(rf"\b{n}\b", used)]
+        if wanted:
+            imports.append(f"from {_PACKAGE}.{module} import {', '.join(wanted)}")
+    file_name = f"{name}.py"
+    return "\n".join(
+        [
+            PLAIN_MARK,
+            f"# Save it as {file_name} in your checkout's root, then run it there:",
+            f"#     python {file_name}        (or: pytest {file_name})",
+            f"# It checks {about + ': ' if about else ''}{check.shown(level)!r}",
+            "",
+            "import os",
+            "import sys",
+            "import tempfile",
+            "import types",
+            "from pathlib import Path",
+            "",
+            f"FOLDER = {folder_line(folder)!r}  # your agent folder",
+            "",
+            "# Your folder as a package of its own: its __init__.py (which imports",
+            "# MLX in a course checkout) is not run, only the modules used below.",
+            f"_package = types.ModuleType({_PACKAGE!r})",
+            "_package.__path__ = [str(Path(FOLDER).resolve())]",
+            f"sys.modules.setdefault({_PACKAGE!r}, _package)",
+            *imports,
+            "",
+            "",
+            "def _write(path, data):",
+            "    path.parent.mkdir(parents=True, exist_ok=True)",
+            "    path.write_bytes(data)",
+            "",
+            "",
+            f"def {name}():",
+            "    with tempfile.TemporaryDirectory() as folder:",
+            "        tree = Path(folder)",
+            *(f"        {line}" for item in body for line in item.split("\n")),
+            "",
+            "",
+            'if __name__ == "__main__":',
+            f"    {name}()",
+            "",
+        ]
+    )
+
