@@ -31,14 +31,19 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from judge.evidence import _LENGTH_KINDS, Evidence, EventSpec, Node, Stored, evidence
+from judge.evidence import _LENGTH_KINDS, EventSpec, Evidence, Node, Stored, evidence
+from judge.lessons import PLAIN_MARK, REDRAW_MARK
 from strategies.world import ExpectedCheck, World
 
-__all__ = ["PLAIN_MARK", "folder_line", "lesson_test", "redraw_note", "why_not_plain"]
-
-#: The first line of every plain snippet: the reports tell it from a snippet
-#: that needs the judge's own Python by it.
-PLAIN_MARK = "# A day7-verify lesson as a test you can keep."
+__all__ = [
+    "PLAIN_MARK",
+    "REDRAW_MARK",
+    "checkout_root",
+    "folder_line",
+    "lesson_test",
+    "redraw_note",
+    "why_not_plain",
+]
 
 #: Where the evidence is worked out: any path will do, it only names the
 #: tree so its links can be found and written relative to the test's own.
@@ -123,7 +128,7 @@ def redraw_note(why: str, folder: str, seed: int | None) -> str:
     again = f"day7-verify {folder}" + ("" if seed is None else f" --seed {seed}")
     return "\n".join(
         [
-            f"# This world holds {why}, which a test file does not build plainly.",
+            f"{REDRAW_MARK} {why}, which a test file does not build plainly.",
             "# Draw it again, with the same lesson, with:",
             f"#     {again}",
         ]
@@ -140,7 +145,9 @@ def _test_name(check: ExpectedCheck) -> str:
 
 
 def _node_lines(node: Node, root: str) -> list[str]:
-    parts = ("ws" if part == root and at == 0 else part for at, part in enumerate(node.parts))
+    parts = (
+        "ws" if part == root and at == 0 else part for at, part in enumerate(node.parts)
+    )
     where = "tree.joinpath(" + ", ".join(_literal(p) for p in parts) + ")"
     if node.what == "folder":
         return [f"{where}.mkdir(parents=True, exist_ok=True)"]
@@ -195,7 +202,9 @@ def _world_lines(made: Evidence) -> list[str]:
     if log.store == "memory":
         lines.append("receipts = ReceiptStore()")
     else:
-        path = ["ws" if at == 0 and p == made.root else p for at, p in enumerate(log.path)]
+        path = [
+            "ws" if at == 0 and p == made.root else p for at, p in enumerate(log.path)
+        ]
         where = "tree.joinpath(" + ", ".join(_literal(p) for p in path) + ")"
         lines.append(f"receipts = ReceiptStore({where})")
     lines += [f"receipts.put({_receipt(stored)})" for stored in log.put]
@@ -205,7 +214,7 @@ def _world_lines(made: Evidence) -> list[str]:
         lines += [
             f"{line}.parent.mkdir(exist_ok=True)",
             f"ReceiptStore({line}).put({_receipt(stored)})",
-            f"with open(receipts.path, 'ab') as log:",
+            "with open(receipts.path, 'ab') as log:",
             f"    log.write({line}.read_bytes())",
         ]
     if log.workspace_store == "same":
@@ -261,7 +270,7 @@ def _verdict_lines(check: ExpectedCheck, level: str) -> list[str]:
         f"assert rows, 'the report has no check named ' + {check.name!r}",
         "got = rows[0]",
         "shown = f\"{got.name}: {'PASS' if got.passed is True else 'FAIL'}"
-        " ({got.detail})\"",
+        ' ({got.detail})"',
     ]
     if check.passed is None:
         return lines
@@ -306,7 +315,7 @@ def lesson_test(
             f"#     python {file_name}        (or: pytest {file_name})",
             f"# It checks {about + ': ' if about else ''}{check.shown(level)!r}",
             "",
-            "import os",
+            *(["import os"] if re.search(r"\bos\.", used) else []),
             "import sys",
             "import tempfile",
             "import types",
@@ -338,4 +347,3 @@ def lesson_test(
             "",
         ]
     )
-

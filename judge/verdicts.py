@@ -19,8 +19,10 @@ from typing import Any
 
 from judge.calls import call_target, describing, report_view
 from judge.fixes import hint_for, placed
-from judge.lessons import CallAborted, InvariantFailure, fail
+from judge.lessons import CallAborted, InvariantFailure, fail, headline_of
 from judge.limits import CALL_SECONDS
+from judge.reduce import Misjudged, reduced
+from judge.snippets import lesson_test, redraw_note, why_not_plain
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe
 
@@ -36,10 +38,13 @@ __all__ = [
     "judging",
     "reproducing",
     "reproduction",
+    "plain_test",
     "rows_without_tree",
+    "seen_wrong",
     "shown_names",
     "shown_row",
     "snippet",
+    "told_smaller",
     "verdict_cause",
 ]
 
@@ -330,11 +335,80 @@ def judging(
             failure.world = "\n".join(
                 part for part in (shown, failure.whole_world) if part
             )
+        seen = getattr(failure, "seen", None)
+        plain = then is None and body is None and not context and seen is not None
+        if plain and not failure.reproduce and world.plan is None:
+            check, row, level = seen
+            failure.misjudged = (target, Misjudged(world, check.name, row, level))
+            failure.reproduce = plain_test(world, target, check, level)
         if not failure.reproduce:
             failure.reproduce = reproduction(
                 world, target, then=then, body=body, topic=checked(failure)
             )
         raise
+
+
+def _folder(target: Any) -> str:
+    """The folder the target was loaded from (a module's own folder)."""
+    label = getattr(target, "label", "")
+    if label.startswith("folder "):
+        return label.removeprefix("folder ")
+    import importlib.util
+
+    name = label.removeprefix("module ") or "evaluator"
+    found = importlib.util.find_spec(name)
+    origin = found.origin if found is not None else None
+    return str(Path(origin).parent) if origin else name
+
+
+def _seed() -> int | None:
+    """The run's seed (--hypothesis-seed), or None when unseeded."""
+    from hypothesis import core
+
+    seed = core.global_force_seed
+    return seed if isinstance(seed, int) else None
+
+
+def plain_test(world: World, target: Any, check: ExpectedCheck, level: str) -> str:
+    """The test a learner keeps for a wrong verdict of `check` on `world`
+    (judge.snippets), or, for a world a test file cannot build plainly, the
+    day7-verify line that draws it again."""
+    folder = _folder(target)
+    why = why_not_plain(world)
+    if why:
+        return redraw_note(why, folder, _seed())
+    return lesson_test(world, check, level=level, folder=folder)
+
+
+def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
+    """Tell `failure`, a wrong verdict of one check on one world (`seen_wrong`
+    inside `judging`), on the smallest world found that the target gets
+    wrong the same way (judge.reduce); whether it was told again so."""
+    misjudged = getattr(failure, "misjudged", None)
+    if misjudged is None:
+        return False
+    target, seen = misjudged
+    found = reduced(target, seen)
+    if found is None:
+        return False
+    world, (check, row) = found
+    facts = sum(1 for _ in seen.world.kinds()) - 2  # the final and the log
+    failure.world = "\n".join(
+        [
+            describe(world),
+            f"the fact behind {check.name}: {check.fact}",
+            f"(the world the test met, {facts} declared fact(s), made smaller:"
+            f" {check.name} gets the same verdict here)",
+        ]
+    )
+    failure.unnarrowed = ""
+    failure.expected = check.shown(seen.level)
+    failure.observed = shown_row(row)
+    failure.headline = headline_of(failure.observed, failure.expected)
+    failure.hint = hint_for(check, row[1], seen.level)
+    failure.reproduce = plain_test(world, target, check, seen.level)
+    failure.misjudged = (target, Misjudged(world, check.name, row, seen.level))
+    return True
 
 
 # --- comparing with the truth --------------------------------------------------------
@@ -446,9 +520,20 @@ def assert_truth(
                     cause=verdict_cause(check, row[1]),
                 )
             except InvariantFailure as failure:
-                failure.about = check.name  # judging() shows only its facts
+                seen_wrong(failure, check, row, level)
                 raise
     return rows
+
+
+def seen_wrong(
+    failure: InvariantFailure, check: ExpectedCheck, row: Row, level: str
+) -> None:
+    """Mark `failure` as one check's wrong verdict (`row`, against `check` at
+    `level`) on the world being judged: judging() then shows only that
+    check's facts, and writes the plain test that asserts it (`plain_test`);
+    the suite's end reduces the world (`told_smaller`)."""
+    failure.about = check.name
+    failure.seen = (check, tuple(row), level)
 
 
 def judged(target: Any, world: World, **build: Any) -> tuple[Row, ...]:
