@@ -42,6 +42,7 @@ __all__ = [
     "folder_line",
     "lesson_test",
     "redraw_note",
+    "spot_parts",
     "why_not_plain",
 ]
 
@@ -133,6 +134,15 @@ def redraw_note(why: str, folder: str, seed: int | None) -> str:
             f"#     {again}",
         ]
     )
+
+
+def spot_parts(world: World, group: str, index: int) -> tuple[str, ...]:
+    """Where a rewrite's spot is, as names under a plain test's tree: the
+    file fact `index`'s path under the root, or the receipt log."""
+    if group == "file":
+        return ("ws", *world.files[index].parts)
+    made = evidence(world, _TREE)
+    return tuple("ws" if p == made.root else p for p in made.log.at)
 
 
 def _literal(value: object) -> str:
@@ -264,8 +274,6 @@ def _verdict_lines(check: ExpectedCheck, level: str) -> list[str]:
     binding detail, each failing with the lesson's own sentence."""
     should = check.shown(level)
     lines = [
-        "report = evaluate_run(run, workspace, receipts, case)",
-        "print(report.render())",
         f"rows = [c for c in report.checks if c.name == {check.name!r}]",
         f"assert rows, 'the report has no check named ' + {check.name!r}",
         "got = rows[0]",
@@ -289,33 +297,134 @@ def _verdict_lines(check: ExpectedCheck, level: str) -> list[str]:
     return lines
 
 
+def _build_function(name: str, made: Evidence) -> list[str]:
+    """A function that builds a world under `tree` and returns the four
+    arguments of evaluate_run."""
+    body = [*_world_lines(made), "return run, workspace, receipts, case"]
+    return [
+        f"def {name}(tree):",
+        *(f"    {line}" for item in body for line in item.split("\n")),
+    ]
+
+
+def _rewrite_lines(spot: tuple[str, ...], way: str) -> list[str]:
+    """Lines that give `spot` in the first tree the bytes the second tree
+    holds there, in the same inode or a new one, its times put back."""
+    parts = ", ".join(_literal(p) for p in spot)
+    lines = [
+        f"path = first.joinpath({parts})",
+        f"data = second.joinpath({parts}).read_bytes()",
+        "times = os.stat(path).st_atime_ns, os.stat(path).st_mtime_ns",
+    ]
+    if way == "new_inode":
+        lines += [
+            "# A new inode of the same size, renamed over the old one.",
+            "path.with_name('.new').write_bytes(data)",
+            "os.replace(path.with_name('.new'), path)",
+        ]
+    else:
+        lines += [
+            "# The same inode, written over.",
+            "with open(path, 'r+b') as same:",
+            "    same.write(data)",
+        ]
+    return [*lines, "os.utime(path, ns=times)  # its times put back"]
+
+
+#: What a test that rebuilds or rewrites evidence does first, in words.
+_BEFORE = {
+    "rebuilt": "another world is built and evaluated at the same paths first",
+    "rewritten": "the world before it is evaluated first, then its evidence is"
+    " given this world's bytes",
+}
+
+
 def lesson_test(
-    world: World, check: ExpectedCheck, *, level: str, folder: str, about: str = ""
+    world: World,
+    check: ExpectedCheck,
+    *,
+    level: str,
+    folder: str,
+    about: str = "",
+    before: World | None = None,
+    rewrite: tuple[tuple[str, ...], str] | None = None,
 ) -> str:
     """The source of a test that builds `world` with the learner's own names
     from `folder`, evaluates it and asserts `check` (as `level` binds it).
 
-    `world` must be plain (`why_not_plain` says ""). `about` is what the
-    test's docstring says it is about (the lesson's invariant, say).
+    `before`: the world evaluated first, at the same paths (the tree emptied
+    and `world` built there after it). With `rewrite` = (where, way), the
+    place under the tree (a file, the log) is instead given the bytes
+    `world` puts there (built in a second folder), in the same inode or a
+    new one (`way`), its times put back, and `world`'s run and case are
+    evaluated with the first world's workspace and store. Every world must
+    be plain (`why_not_plain` says ""). `about` is what the test is about.
     """
     made = evidence(world, _TREE)
     name = _test_name(check)
-    body = [*_world_lines(made), *_verdict_lines(check, level)]
+    builds = _build_function("build", made)
+    if before is None:
+        steps = [
+            "with tempfile.TemporaryDirectory() as folder:",
+            "    run, workspace, receipts, case = build(Path(folder))",
+            "    report = evaluate_run(run, workspace, receipts, case)",
+        ]
+    else:
+        builds = [
+            *_build_function("build_before", evidence(before, _TREE)),
+            "",
+            "",
+            *builds,
+        ]
+        steps = [
+            "with tempfile.TemporaryDirectory() as folder:",
+            "    first = Path(folder, 'w')",
+            "    first.mkdir()",
+            "    earlier = build_before(first)",
+            "    print(evaluate_run(*earlier).render())  # the world before",
+        ]
+        if rewrite is None:
+            steps += [
+                "    shutil.rmtree(first)  # this world at the very same paths",
+                "    first.mkdir()",
+                "    run, workspace, receipts, case = build(first)",
+                "    report = evaluate_run(run, workspace, receipts, case)",
+            ]
+        else:
+            spot, way = rewrite
+            steps += [
+                "    second = Path(folder, 'second')",
+                "    second.mkdir()",
+                "    run, _, _, case = build(second)",
+                *(f"    {line}" for line in _rewrite_lines(spot, way)),
+                "    _, workspace, receipts, _ = earlier",
+                "    report = evaluate_run(run, workspace, receipts, case)",
+            ]
+    steps += ["    print(report.render())"]
+    steps += [f"    {line}" for line in _verdict_lines(check, level)]
     imports = []
-    used = "\n".join(body)
+    used = "\n".join([*builds, *steps])
     for module, names in _HOMES.items():
         wanted = [n for n in names if re.search(rf"\b{n}\b", used)]
         if wanted:
             imports.append(f"from {_PACKAGE}.{module} import {', '.join(wanted)}")
     file_name = f"{name}.py"
+    first_lines = [
+        PLAIN_MARK,
+        f"# Save it as {file_name} in your checkout's root, then run it there:",
+        f"#     python {file_name}        (or: pytest {file_name})",
+        f"# It checks {about + ': ' if about else ''}{check.shown(level)!r}",
+    ]
+    if before is not None:
+        first_lines.append(
+            f"# ({_BEFORE['rebuilt' if rewrite is None else 'rewritten']})"
+        )
     return "\n".join(
         [
-            PLAIN_MARK,
-            f"# Save it as {file_name} in your checkout's root, then run it there:",
-            f"#     python {file_name}        (or: pytest {file_name})",
-            f"# It checks {about + ': ' if about else ''}{check.shown(level)!r}",
+            *first_lines,
             "",
             *(["import os"] if re.search(r"\bos\.", used) else []),
+            *(["import shutil"] if "shutil." in used else []),
             "import sys",
             "import tempfile",
             "import types",
@@ -336,10 +445,11 @@ def lesson_test(
             "    path.write_bytes(data)",
             "",
             "",
+            *builds,
+            "",
+            "",
             f"def {name}():",
-            "    with tempfile.TemporaryDirectory() as folder:",
-            "        tree = Path(folder)",
-            *(f"        {line}" for item in body for line in item.split("\n")),
+            *(f"    {line}" for line in steps),
             "",
             "",
             'if __name__ == "__main__":',

@@ -22,7 +22,7 @@ from judge.fixes import hint_for, placed
 from judge.lessons import CallAborted, InvariantFailure, fail, headline_of
 from judge.limits import CALL_SECONDS
 from judge.reduce import Misjudged, reduced
-from judge.snippets import lesson_test, redraw_note, why_not_plain
+from judge.snippets import lesson_test, redraw_note, spot_parts, why_not_plain
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe
 
@@ -315,10 +315,18 @@ def judging(
     *,
     then: tuple[str, World, Sequence[Any] | None] | None = None,
     body: Body | None = None,
+    before: World | None = None,
+    rewrite: tuple[tuple[str, int], str] | None = None,
 ) -> Iterator[None]:
     """Lessons raised inside say which world broke them, and how to rebuild it
     (and, with `then`, the second world they compare it with; with `body`,
-    what to do on it: `reproduction`)."""
+    what to do on it: `reproduction`).
+
+    A wrong verdict of one check (`seen_wrong`) gets the plain test a learner
+    keeps (`plain_test`), when `context` says nothing beyond the world or
+    `before` says what it does: the world evaluated first at the same paths,
+    and with `rewrite` (the spot, as `strategies.rewrites.Rewrite.spot`, and
+    the way) the evidence there given this world's bytes in between."""
     words = "\n".join(part for part in (describe(world), context) if part)
     try:
         with describing(words):  # a hang ends the test before Hypothesis prints
@@ -336,11 +344,17 @@ def judging(
                 part for part in (shown, failure.whole_world) if part
             )
         seen = getattr(failure, "seen", None)
-        plain = then is None and body is None and not context and seen is not None
+        plain = then is None and body is None and seen is not None
         if plain and not failure.reproduce and world.plan is None:
             check, row, level = seen
-            failure.misjudged = (target, Misjudged(world, check.name, row, level))
-            failure.reproduce = plain_test(world, target, check, level)
+            if not context:
+                # Told again on a smaller world at the end (`told_smaller`).
+                failure.misjudged = (target, Misjudged(world, check.name, row, level))
+                failure.reproduce = plain_test(world, target, check, level)
+            elif before is not None:
+                failure.reproduce = plain_test(
+                    world, target, check, level, before=before, rewrite=rewrite
+                )
         if not failure.reproduce:
             failure.reproduce = reproduction(
                 world, target, then=then, body=body, topic=checked(failure)
@@ -369,15 +383,30 @@ def _seed() -> int | None:
     return seed if isinstance(seed, int) else None
 
 
-def plain_test(world: World, target: Any, check: ExpectedCheck, level: str) -> str:
+def plain_test(
+    world: World,
+    target: Any,
+    check: ExpectedCheck,
+    level: str,
+    *,
+    before: World | None = None,
+    rewrite: tuple[tuple[str, int], str] | None = None,
+) -> str:
     """The test a learner keeps for a wrong verdict of `check` on `world`
-    (judge.snippets), or, for a world a test file cannot build plainly, the
-    day7-verify line that draws it again."""
+    (judge.snippets; `before` and `rewrite` as `judging` takes them), or, for
+    a world a test file cannot build plainly, the day7-verify line that
+    draws it again."""
     folder = _folder(target)
-    why = why_not_plain(world)
+    why = why_not_plain(world) or (why_not_plain(before) if before else "")
     if why:
         return redraw_note(why, folder, _seed())
-    return lesson_test(world, check, level=level, folder=folder)
+    where = None
+    if rewrite is not None:
+        (group, index), way = rewrite
+        where = (spot_parts(world, group, index), way)
+    return lesson_test(
+        world, check, level=level, folder=folder, before=before, rewrite=where
+    )
 
 
 def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
