@@ -42,6 +42,7 @@ __all__ = [
     "folder_line",
     "lesson_test",
     "redraw_note",
+    "refusal_test",
     "spot_parts",
     "why_not_plain",
 ]
@@ -339,10 +340,38 @@ _BEFORE = {
 }
 
 
+#: How a names test words two lists of check names (as the judge's
+#: `verdicts.shown_names`: escaped when they differ but print the same).
+_SHOWN_NAMES = [
+    "def _shown(names, other):",
+    "    import unicodedata",
+    "",
+    "    def nfc(them):",
+    "        return [unicodedata.normalize('NFC', name) for name in them]",
+    "",
+    "    if list(names) != list(other) and nfc(names) == nfc(other):",
+    "        return ', '.join(ascii(name) for name in names)",
+    "    return ', '.join(names)",
+]
+
+
+def _names_lines(want: Sequence[str]) -> list[str]:
+    """Asserts that the report's checks are `want`, named and in order."""
+    return [
+        f"want = {list(want)!r}",
+        "names = [c.name for c in report.checks]",
+        "assert names == want, (",
+        "    f'got checks [{_shown(names, want)}], but should be'",
+        "    f' checks [{_shown(want, names)}]'",
+        ")",
+    ]
+
+
 def lesson_test(
     world: World,
-    check: ExpectedCheck,
+    check: ExpectedCheck | None,
     *,
+    names: Sequence[str] = (),
     level: str,
     folder: str,
     about: str = "",
@@ -350,7 +379,8 @@ def lesson_test(
     rewrite: tuple[tuple[str, ...], str] | None = None,
 ) -> str:
     """The source of a test that builds `world` with the learner's own names
-    from `folder`, evaluates it and asserts `check` (as `level` binds it).
+    from `folder`, evaluates it and asserts `check` (as `level` binds it),
+    or, with `check` None, that the report's checks are `names` in order.
 
     `before`: the world evaluated first, at the same paths (the tree emptied
     and `world` built there after it). With `rewrite` = (where, way), the
@@ -361,7 +391,7 @@ def lesson_test(
     be plain (`why_not_plain` says ""). `about` is what the test is about.
     """
     made = evidence(world, _TREE)
-    name = _test_name(check)
+    name = "test_check_names" if check is None else _test_name(check)
     builds = _build_function("build", made)
     if before is None:
         steps = [
@@ -401,7 +431,10 @@ def lesson_test(
                 "    report = evaluate_run(run, workspace, receipts, case)",
             ]
     steps += ["    print(report.render())"]
-    steps += [f"    {line}" for line in _verdict_lines(check, level)]
+    asserts = _names_lines(names) if check is None else _verdict_lines(check, level)
+    steps += [f"    {line}" for line in asserts]
+    if check is None:
+        builds = [*_SHOWN_NAMES, "", "", *builds]
     imports = []
     used = "\n".join([*builds, *steps])
     for module, names in _HOMES.items():
@@ -413,7 +446,8 @@ def lesson_test(
         PLAIN_MARK,
         f"# Save it as {file_name} in your checkout's root, then run it there:",
         f"#     python {file_name}        (or: pytest {file_name})",
-        f"# It checks {about + ': ' if about else ''}{check.shown(level)!r}",
+        f"# It checks {about + ': ' if about else ''}"
+        + (f"checks {list(names)!r}" if check is None else repr(check.shown(level))),
     ]
     if before is not None:
         first_lines.append(
@@ -455,5 +489,153 @@ def lesson_test(
             'if __name__ == "__main__":',
             f"    {name}()",
             "",
+        ]
+    )
+
+
+def _header(name: str, says: str, folder: str, names_used: str) -> list[str]:
+    """A plain test's first lines: where to save it, how to run it, what it
+    checks, the imports and the learner's folder as a package of its own."""
+    imports = []
+    for module, names in _HOMES.items():
+        wanted = [n for n in names if re.search(rf"\b{n}\b", names_used)]
+        if wanted:
+            imports.append(f"from {_PACKAGE}.{module} import {', '.join(wanted)}")
+    file_name = f"{name}.py"
+    return [
+        PLAIN_MARK,
+        f"# Save it as {file_name} in your checkout's root, then run it there:",
+        f"#     python {file_name}        (or: pytest {file_name})",
+        f"# It checks that {says}",
+        "",
+        "import sys",
+        "import types",
+        "from pathlib import Path",
+        "",
+        f"FOLDER = {folder_line(folder)!r}  # your agent folder",
+        "",
+        "# Your folder as a package of its own: its __init__.py (which imports",
+        "# MLX in a course checkout) is not run, only the modules used below.",
+        f"_package = types.ModuleType({_PACKAGE!r})",
+        "_package.__path__ = [str(Path(FOLDER).resolve())]",
+        f"sys.modules.setdefault({_PACKAGE!r}, _package)",
+        *imports,
+    ]
+
+
+def _footer(name: str, steps: Sequence[str]) -> list[str]:
+    return [
+        "",
+        "",
+        "def _short(value, limit=80):",
+        "    text = repr(value)",
+        "    return text if len(text) <= limit else text[: limit - 3] + '...'",
+        "",
+        "",
+        f"def {name}():",
+        *(f"    {line}" for line in steps),
+        "",
+        "",
+        'if __name__ == "__main__":',
+        f"    {name}()",
+        "",
+    ]
+
+
+def _plain_code(code: str) -> str | None:
+    """A case specification's code (`strategies.cases.Spec.code`, which
+    names the target's classes as `target.X`) with the course's names, or
+    None when it needs the judge (a subclass `recast` of one)."""
+    if "recast(" in code:
+        return None
+    return re.sub(r"\btarget\.", "", code)
+
+
+def _slug(what: str) -> str:
+    name = re.sub(r"\W+", "_", what.encode("ascii", "replace").decode()).lower()
+    return f"test_{name.strip('_')[:40] or 'case'}"
+
+
+def refusal_test(
+    what: str, code: str, names: Sequence[str], *, binding: bool, folder: str
+) -> str | None:
+    """A plain test that `code` (a case specification's) raises ValueError
+    (naming one of `names`, when `binding`), its messages the lesson's
+    headlines; None when the code needs the judge."""
+    plain = _plain_code(code)
+    if plain is None:
+        return None
+    should = "but should raise ValueError"
+    wanted = " or ".join(repr(n) for n in names)
+    raised = "f'{WHAT} raised {type(error).__name__}: {said}, " + should + "'"
+    returned = "f'{WHAT} returned {_short(made)}, " + should + "'"
+    steps = [
+        "try:",
+        f"    made = {plain}",
+        "except ValueError as error:",
+        "    message = str(error)",
+        "except Exception as error:",
+        "    said = ' '.join(str(error).split())",
+        f"    raise AssertionError({raised}) from error",
+        "else:",
+        f"    raise AssertionError({returned})",
+    ]
+    if binding:
+        steps += [
+            f"assert any(name in message for name in {tuple(names)!r}), (",
+            "    f'got ValueError: {message!r}, but {WHAT} should raise ValueError'",
+            f"    ' naming ' + {wanted!r}",
+            ")",
+        ]
+    name = _slug(what)
+    says = f"{what} raises ValueError" + (f" naming {wanted}" if binding else "")
+    return "\n".join(
+        [
+            *_header(name, says, folder, plain),
+            "",
+            f"WHAT = {what!r}",
+            *_footer(name, steps),
+        ]
+    )
+
+
+def acceptance_test(
+    what: str, code: str, holds: Sequence[tuple[str, object]], *, folder: str
+) -> str | None:
+    """A plain test that `code` (a valid case specification's) builds an
+    object holding `holds` (attribute, value; `len(x)` for a length), its
+    messages the lesson's headlines; None when the code needs the judge."""
+    plain = _plain_code(code)
+    if plain is None:
+        return None
+    raised = (
+        "f'{WHAT} raised {type(error).__name__}: {said}, but should return normally'"
+    )
+    steps = [
+        "try:",
+        f"    made = {plain}",
+        "except Exception as error:",
+        "    said = ' '.join(str(error).split())",
+        f"    raise AssertionError({raised}) from error",
+    ]
+    for attribute, value in holds:
+        shown = (
+            f"len(made.{attribute[4:-1]})"
+            if attribute.startswith("len(")
+            else f"made.{attribute}"
+        )
+        steps += [
+            f"assert {shown} == {value!r}, (",
+            f"    f'got {attribute} == {{{shown}!r}}, but should be'",
+            f"    ' ' + {what + '.' + attribute + ' == ' + repr(value)!r}",
+            ")",
+        ]
+    name = _slug(what)
+    return "\n".join(
+        [
+            *_header(name, f"{what} is accepted as written", folder, plain),
+            "",
+            f"WHAT = {what!r}",
+            *_footer(name, steps),
         ]
     )

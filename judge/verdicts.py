@@ -291,16 +291,28 @@ _BODY_NAMES = (
 )
 
 
+#: Lessons a plain test cannot show: it would hang, crash, run out of
+#: memory or fail to import, where the judge's snippet stops and says so.
+_NOT_PLAIN_TOPICS = ("hang", "crash", "memory", "surface", "substrate")
+
+
 @contextmanager
 def reproducing(
-    target: Any, lines: Callable[[str], Sequence[str]], names: Iterable[str] = ()
+    target: Any,
+    lines: Callable[[str], Sequence[str]],
+    names: Iterable[str] = (),
+    *,
+    plain: Callable[[str], str | None] | None = None,
 ) -> Iterator[None]:
     """Lessons raised inside, about calls on no world (a case's types, a
     report built directly), get the snippet `lines(topic)` makes, run with
-    `target` loaded (`snippet`)."""
+    `target` loaded (`snippet`); or, with `plain`, the plain test it writes
+    for the target's folder (judge.snippets), where it writes one."""
     try:
         yield
     except (InvariantFailure, CallAborted) as failure:
+        if not failure.reproduce and plain and failure.topic not in _NOT_PLAIN_TOPICS:
+            failure.reproduce = plain(_folder(target)) or ""
         if not failure.reproduce:
             topic = checked(failure)
             failure.reproduce = snippet(target, lines(topic), names, topic)
@@ -344,6 +356,16 @@ def judging(
                 part for part in (shown, failure.whole_world) if part
             )
         seen = getattr(failure, "seen", None)
+        wanted = getattr(failure, "names_wanted", None)
+        if wanted and then is None and body is None and not context:
+            if not failure.reproduce and not why_not_plain(world):
+                failure.reproduce = lesson_test(
+                    world,
+                    None,
+                    names=wanted[0],
+                    level=wanted[1],
+                    folder=_folder(target),
+                )
         plain = then is None and body is None and seen is not None
         if plain and not failure.reproduce and world.plan is None:
             check, row, level = seen
@@ -525,13 +547,17 @@ def assert_truth(
     names = [row[0] for row in rows]
     want = [check.name for check in expected]
     if names != want:
-        fail(
-            world=words,
-            expected=f"checks [{shown_names(want, names)}]",
-            observed=f"checks [{shown_names(names, want)}]",
-            hint=placed(_names_hint(names, want), "evaluate_run"),
-            cause=_names_cause(names, want),
-        )
+        try:
+            fail(
+                world=words,
+                expected=f"checks [{shown_names(want, names)}]",
+                observed=f"checks [{shown_names(names, want)}]",
+                hint=placed(_names_hint(names, want), "evaluate_run"),
+                cause=_names_cause(names, want),
+            )
+        except InvariantFailure as failure:
+            failure.names_wanted = (tuple(want), level)  # judging's plain test
+            raise
     for row, check in zip(rows, expected, strict=True):
         if only is not None and not only(check):
             continue

@@ -259,3 +259,92 @@ def test_two_mistakes_give_the_written_worlds_lesson_a_small_world(tmp_path: Pat
     script.write_text(failure.reproduce, encoding="utf-8")
     ran = _plain_python(script, tmp_path)
     assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
+
+
+# --- every lesson of a class of planted bugs ------------------------------------------
+
+#: Two mistakes at once, as the issue met them: each lesson must still say
+#: what its own snippet shows.
+_TOGETHER = {
+    "strip-and-exit": ("bug:file-trailing-blanks", "bug:receipt-exit-state-ignored"),
+    "memory-and-blank": ("bug:receipts-not-reloaded", "bug:blank-only-empty"),
+}
+
+
+def _planted_class() -> dict[str, tuple[str, ...]]:
+    """The learners: one planted bug for each invariant the catalogue names
+    (the first bug that names it), the pairs above, and with
+    $DAY7_ALL_PLANTED every bug of the catalogue."""
+    everyone = os.environ.get("DAY7_ALL_PLANTED") == "1"
+    chosen: dict[str, tuple[str, ...]] = dict(_TOGETHER)
+    covered: set[str] = set()
+    for bug in BUGS:
+        if bug.name in _CHANCE:
+            continue
+        if everyone or not set(bug.catches) <= covered:
+            chosen[bug.name] = (f"bug:{bug.name}",)
+            covered |= set(bug.catches)
+    return chosen
+
+
+def _said_again(lesson: dict, where: Path) -> str:
+    """Why `lesson`'s snippet does not show what the lesson says, or ""."""
+    from test_lesson_snippets import _reproduced, _run
+
+    snippet = lesson["reproduce"]
+    if snippet.startswith(PLAIN_MARK):
+        script = where / "test_lesson.py"
+        script.write_text(snippet, encoding="utf-8")
+        ran = _plain_python(script, where)
+        if f"AssertionError: {lesson['headline']}" in ran.stderr:
+            return ""
+        return f"its test says {ran.stderr[-800:]!r}"
+    if snippet.startswith("# This world holds"):
+        return "" if "day7-verify " in snippet else "no day7-verify line"
+    ran = _run(snippet, where)
+    if ran.returncode == 0 and _reproduced(lesson, ran.stdout):
+        return ""
+    return f"printed {ran.stdout[-800:]!r} {ran.stderr[-400:]!r}"
+
+
+@pytest.mark.children
+def test_every_lesson_of_a_planted_class_says_what_its_snippet_shows(
+    tmp_path: Path,
+):
+    """Every lesson day7-verify gives a class of planted bugs (one per
+    invariant the catalogue names, and two mistakes at once) carries a
+    snippet that, run where a learner runs it, shows what the lesson says:
+    a plain test fails with the lesson's headline, a judge snippet prints
+    its observation."""
+    import json
+
+    cohort = tmp_path / "class"
+    cohort.mkdir()
+    for name, plants in _planted_class().items():
+        learner_folder(cohort, name, *plants)
+    report = tmp_path / "class.json"
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
+    }
+    finished = subprocess.run(
+        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
+        + ["--jobs", "2", "--seed", "1", "--json", str(report)],
+        cwd=Path(__file__).resolve().parents[2],
+        env=environment,
+        capture_output=True,
+        timeout=3600,
+    )
+    assert finished.returncode == 1, finished.stderr[-2000:]
+    learners = json.loads(report.read_text(encoding="utf-8"))["learners"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    wrong = {}
+    for learner in learners:
+        name = Path(learner["path"]).name
+        for lesson in learner["lessons"]:
+            if lesson["cause"] == "more-causes" or not lesson["reproduce"]:
+                continue
+            why = _said_again(lesson, elsewhere)
+            if why:
+                wrong[f"{name}: {lesson['invariant']} {lesson['cause']}"] = why
+    assert wrong == {}
