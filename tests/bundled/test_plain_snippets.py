@@ -31,15 +31,30 @@ from judge import (
     InvariantFailure,
     assert_truth,
     evaluate,
+    expect_error,
     judging,
     load_target,
     materialise,
 )
 from judge.lessons import PLAIN_MARK
-from judge.snippets import checkout_root, folder_line, lesson_test, why_not_plain
+from judge.snippets import (
+    acceptance_test,
+    checkout_root,
+    folder_line,
+    lesson_test,
+    refusal_test,
+    why_not_plain,
+)
 from judge.verdicts import told_smaller
 from planted.bugs import BUGS
-from strategies import EXAMPLE_WORLDS, World, truth
+from strategies import (
+    EXAMPLE_WORLDS,
+    World,
+    example_invalid_specs,
+    example_valid_specs,
+    truth,
+    wrong_type_specs,
+)
 
 #: The written worlds a test file builds plainly (no FIFO, no damaged log).
 PLAIN_WORLDS = {n: w for n, w in EXAMPLE_WORLDS.items() if not why_not_plain(w)}
@@ -348,3 +363,86 @@ def test_every_lesson_of_a_planted_class_says_what_its_snippet_shows(
             if why:
                 wrong[f"{name}: {lesson['invariant']} {lesson['cause']}"] = why
     assert wrong == {}
+
+
+# --- case specifications ----------------------------------------------------------
+
+
+def _spec_tests(folder: str, binding: bool) -> dict[str, str]:
+    """The plain test of every written case specification, valid or not."""
+    made: dict[str, str | None] = {}
+    for spec in [*example_invalid_specs(), *wrong_type_specs()]:
+        made[f"refused {spec.what}"] = refusal_test(
+            spec.what,
+            spec.code,
+            spec.names,
+            binding=binding or spec.binds,
+            folder=folder,
+        )
+    for spec in example_valid_specs():
+        made[f"accepted {spec.what}"] = acceptance_test(
+            spec.what, spec.code, spec.holds, folder=folder
+        )
+    return {what: source for what, source in made.items() if source}
+
+
+def test_every_written_specifications_test_passes_on_the_bundled_evaluator(
+    tmp_path: Path,
+):
+    """On a correct evaluator every case specification's plain test passes:
+    the invalid ones are refused naming their field, the valid kept."""
+    folder = learner_folder(tmp_path, "agent")
+    said = _run_all(_spec_tests(str(folder), True), tmp_path, tmp_path / "t")
+    assert {n: s for n, s in said.items() if s} == {}
+    assert len(said) > 40
+
+
+@pytest.mark.skipif(not COURSE, reason="$DAY7_COURSE names no course checkout")
+def test_every_written_specifications_test_passes_on_the_course_reference(
+    tmp_path: Path,
+):
+    """The same, at the course level (the words bind where the course fixes
+    them), on the course's reference from its checkout."""
+    folder = Path(COURSE, "src", "tiny_llm_ref", "agent")
+    said = _run_all(_spec_tests(str(folder), False), Path(COURSE), tmp_path / "t")
+    assert {n: s for n, s in said.items() if s} == {}
+
+
+def test_a_planted_specification_bugs_test_fails_with_its_lesson(tmp_path: Path):
+    """For each planted bug of task 1 (declare the case) that accepts a
+    written invalid specification, that specification's plain test fails
+    with the headline the judge's lesson gives."""
+    wrong: dict[str, str] = {}
+    tried = 0
+    for bug in BUGS:
+        if bug.task != "case":
+            continue
+        folder = learner_folder(tmp_path, bug.name, f"bug:{bug.name}")
+        target = load_target(impl_path=folder, level="hardened")
+        for spec in [*example_invalid_specs(), *wrong_type_specs()]:
+            source = refusal_test(
+                spec.what, spec.code, spec.names, binding=True, folder=str(folder)
+            )
+            if source is None:
+                continue
+            try:
+                with judging(World(), target):
+                    expect_error(
+                        spec.what,
+                        lambda s=spec, t=target: s.make(t),
+                        ValueError,
+                        world="",
+                    )
+            except InvariantFailure as failure:
+                headline = failure.headline
+            else:
+                continue
+            tried += 1
+            script = tmp_path / "test_spec.py"
+            script.write_text(source, encoding="utf-8")
+            ran = _plain_python(script, tmp_path)
+            if f"AssertionError: {headline}" not in ran.stderr:
+                wrong[f"{bug.name}: {spec.what}"] = ran.stderr[-600:]
+            break  # one specification a bug
+    assert wrong == {}
+    assert tried >= 5
