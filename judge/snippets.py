@@ -26,12 +26,21 @@ the world again (`redraw_note`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from judge.evidence import _LENGTH_KINDS, EventSpec, Evidence, Node, Stored, evidence
+from judge.evidence import (
+    _LENGTH_KINDS,
+    EventSpec,
+    Evidence,
+    Log,
+    Node,
+    Stored,
+    evidence,
+)
 from judge.lessons import PLAIN_MARK, REDRAW_MARK
 from strategies.world import ExpectedCheck, World
 
@@ -103,8 +112,8 @@ def why_not_plain(world: World) -> str:
     if any(fact.kind in _LENGTH_KINDS for fact in world.files):
         return "a path at the length limit"
     log = made.log
-    if log.damage is not None or log.replacement is not None:
-        return "a receipt log damaged after your ReceiptStore wrote it"
+    if log.replacement is not None:
+        return "a receipt log replaced by something that is no log"
     if log.get == "junk":
         return "a store whose get returns a dict"
     run = made.run
@@ -228,6 +237,13 @@ def _world_lines(made: Evidence) -> list[str]:
             "with open(receipts.path, 'ab') as log:",
             f"    log.write({line}.read_bytes())",
         ]
+    if log.damage is not None:
+        damaged = log.damage.applied(_canonical(log), _conflict(log))
+        lines += [
+            "# The log your store wrote, then damaged (as the contract's format",
+            "# writes it: one JSON object a line, sorted keys).",
+            f"receipts.path.write_bytes({damaged!r})",
+        ]
     if log.workspace_store == "same":
         lines.append("workspace = Workspace(ToolPolicy(root), None, receipts)")
     else:
@@ -268,6 +284,36 @@ def _world_lines(made: Evidence) -> list[str]:
             "receipts.get = get  # the store's lookup raises",
         ]
     return lines
+
+
+def _line(stored: Stored) -> bytes:
+    """The log line the contract's format gives `stored` (day7-surface.md:
+    `to_dict()` with sorted keys, default separators, a newline)."""
+    payload = {
+        "tool_call_id": stored.call_id,
+        "tool": stored.tool,
+        "arguments": stored.arguments,
+        "exit_state": stored.exit_state,
+        "result": stored.result,
+        "changed_artifacts": list(stored.artifacts),
+    }
+    digest = hashlib.sha256(
+        json.dumps(payload, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    ).hexdigest()
+    line = json.dumps({"receipt_id": digest, **payload}, sort_keys=True)
+    return line.encode("utf-8") + b"\n"
+
+
+def _canonical(log: Log) -> bytes:
+    """The log as the store writes it before the damage: its put receipts,
+    then the appended ones."""
+    return b"".join(_line(stored) for stored in (*log.put, *log.appended))
+
+
+def _conflict(log: Log) -> bytes:
+    assert log.damage is not None
+    other = log.damage.conflicting(_canonical(log))
+    return b"" if other is None else _line(other)
 
 
 def _verdict_lines(check: ExpectedCheck, level: str) -> list[str]:

@@ -319,6 +319,12 @@ def _said_again(lesson: dict, where: Path) -> str:
     ran = _run(snippet, where)
     if ran.returncode == 0 and _reproduced(lesson, ran.stdout):
         return ""
+    called = lesson["observed"].removeprefix("evaluate_run called ")
+    if lesson["invariant"].startswith("read-only") and called != lesson["observed"]:
+        # A tool called: the snippet prints the calls it spied on.
+        calls = [call.strip() for call in called.split(";")]
+        if ran.returncode == 0 and all(repr(c) in ran.stdout for c in calls):
+            return ""
     return f"printed {ran.stdout[-800:]!r} {ran.stderr[-400:]!r}"
 
 
