@@ -452,3 +452,28 @@ def test_a_planted_specification_bugs_test_fails_with_its_lesson(tmp_path: Path)
             break  # one specification a bug
     assert wrong == {}
     assert tried >= 5
+
+
+# --- the reduction's bounds ----------------------------------------------------------
+
+
+def test_a_reduction_keeps_nothing_the_target_does_not_get_wrong(monkeypatch):
+    """On a correct evaluator no smaller world shows a misjudgement that was
+    never made, so nothing is reduced; and a reduction stops at its bound of
+    evaluations, whatever the world."""
+    from judge import reduce
+
+    world = EXAMPLE_WORLDS["everything at once"]
+    name = truth(world)[-1].name
+    seen = reduce.Misjudged(world, name, (name, False, "receipt is absent"), "hardened")
+    calls = []
+    real = reduce._misjudges
+
+    def counted(target, candidate, seen):
+        calls.append(candidate)
+        return real(target, candidate, seen)
+
+    monkeypatch.setattr(reduce, "_misjudges", counted)
+    assert reduce.reduced(load_target(), seen, tries=5) is None
+    assert 1 <= len(calls) <= 5
+    assert all(c.receipts and c.receipts[-1] == world.receipts[-1] for c in calls)
