@@ -155,8 +155,30 @@ def spot_parts(world: World, group: str, index: int) -> tuple[str, ...]:
     return tuple("ws" if p == made.root else p for p in made.log.at)
 
 
+#: Past this many characters, a text or bytes literal is written as a
+#: repetition (a file of 7,000 equal lines is one line of the snippet).
+_LONG = 200
+
+
 def _literal(value: object) -> str:
-    return repr(value)
+    """`value` as Python; a long text or bytes value made of a repeated
+    piece (and a tail) as `piece * count + tail`, so a large file's test
+    stays short enough to keep."""
+    text = repr(value)
+    if not isinstance(value, (str, bytes)) or len(text) <= _LONG:
+        return text
+    best = None
+    for size in range(1, min(len(value) // 2, _LONG) + 1):
+        piece = value[:size]
+        count = 1
+        while value.startswith(piece, count * size):
+            count += 1
+        tail = value[count * size :]
+        if count > 1 and len(repr(tail)) <= _LONG:
+            shown = f"{piece!r} * {count}" + (f" + {tail!r}" if tail else "")
+            if best is None or len(shown) < len(best):
+                best = shown
+    return f"({best})" if best else text
 
 
 def _test_name(check: ExpectedCheck) -> str:
@@ -260,7 +282,7 @@ def _world_lines(made: Evidence) -> list[str]:
         # The run's events handed over as a list: an evaluator must not sort it.
         lines.append("object.__setattr__(run, 'events', list(events))")
     case = made.case
-    files = [f"FileExpectation({p!r}, {c!r})" for p, c in case.files]
+    files = [f"FileExpectation({p!r}, {_literal(c)})" for p, c in case.files]
     results = [f"ResultExpectation({t!r}, {c!r})" for t, c in case.results]
     receipts = [
         f"ReceiptExpectation({i!r}, {t!r}, {e!r}, {c!r}, {a!r})"

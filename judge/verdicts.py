@@ -285,6 +285,7 @@ _BODY_NAMES = (
     "expect_error",
     "object_state",
     "recast",
+    "rewrite_in_root",
     "spy_on",
     "tree_changes",
     "tree_snapshot",

@@ -20,6 +20,7 @@ Hypothesis, no site-packages) from the folder's checkout.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -319,10 +320,11 @@ def _said_again(lesson: dict, where: Path) -> str:
     ran = _run(snippet, where)
     if ran.returncode == 0 and _reproduced(lesson, ran.stdout):
         return ""
-    called = lesson["observed"].removeprefix("evaluate_run called ")
-    if lesson["invariant"].startswith("read-only") and called != lesson["observed"]:
+    observed = lesson["observed"]
+    called = observed.removeprefix("evaluate_run called ").removeprefix("calls to ")
+    if lesson["invariant"].startswith("read-only") and called != observed:
         # A tool called: the snippet prints the calls it spied on.
-        calls = [call.strip() for call in called.split(";")]
+        calls = [c.strip() for c in re.split(r"; |, (?=workspace|receipts)", called)]
         if ran.returncode == 0 and all(repr(c) in ran.stdout for c in calls):
             return ""
     return f"printed {ran.stdout[-800:]!r} {ran.stderr[-400:]!r}"
