@@ -28,6 +28,7 @@ a learner reads one lesson per mistake, naming every invariant it breaks.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "CallAborted",
     "InvariantFailure",
     "fail",
+    "folder_line",
     "headline_of",
     "shown_world",
 ]
@@ -247,6 +249,16 @@ PLAIN_MARK = "# A day7-verify lesson as a test you can keep."
 #: The first words of what a lesson says instead, for a world no test file
 #: builds plainly (a FIFO, a device): the day7-verify line that draws it.
 REDRAW_MARK = "# This world holds"
+
+
+def folder_line(folder: str) -> str:
+    """The folder as a plain test names it on its FOLDER line:
+    `src/<package>/agent` when the folder sits in a checkout that way (the
+    test runs from the checkout's root), else the folder's own path."""
+    parts = PurePosixPath(folder).parts
+    if len(parts) >= 3 and parts[-3] == "src" and parts[-1] == "agent":
+        return "/".join(parts[-3:])
+    return folder
 
 
 #: What the line standing for the lines left out says of them.

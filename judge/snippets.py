@@ -41,7 +41,7 @@ from judge.evidence import (
     Stored,
     evidence,
 )
-from judge.lessons import PLAIN_MARK, REDRAW_MARK
+from judge.lessons import PLAIN_MARK, REDRAW_MARK, folder_line
 from strategies.world import ExpectedCheck, World
 
 __all__ = [
@@ -80,16 +80,6 @@ _HOMES = {
 
 _PLAIN_NODES = ("file", "folder", "link")
 _PLAIN_ACTIONS = ("tool", "final", "final_with_result", "invalid")
-
-
-def folder_line(folder: str) -> str:
-    """The folder as the test names it: `src/<package>/agent` when the judged
-    folder sits in a checkout that way (run from the checkout's root), else
-    the folder's own path."""
-    parts = PurePosixPath(folder).parts
-    if len(parts) >= 3 and parts[-3] == "src" and parts[-1] == "agent":
-        return "/".join(parts[-3:])
-    return folder
 
 
 def checkout_root(folder: str) -> str:

@@ -479,3 +479,25 @@ def test_a_reduction_keeps_nothing_the_target_does_not_get_wrong(monkeypatch):
     assert reduce.reduced(load_target(), seen, tries=5) is None
     assert 1 <= len(calls) <= 5
     assert all(c.receipts and c.receipts[-1] == world.receipts[-1] for c in calls)
+
+
+def test_the_command_names_a_checkouts_folder_relative_to_its_root(tmp_path: Path):
+    """The judge's copy of a folder, on a plain test's FOLDER line, becomes
+    the folder as the learner's checkout names it (src/<package>/agent),
+    or its absolute path when it sits in no checkout."""
+    from day7_verify._judge import _Normaliser
+
+    copy = tmp_path / "scratch" / "folder" / "agent"
+    source = lesson_test(
+        EXAMPLE_WORLDS["file exact"],
+        truth(EXAMPLE_WORLDS["file exact"])[-1],
+        level="course",
+        folder=str(copy),
+    )
+    assert f"FOLDER = {str(copy)!r}" in source
+    for real, line in (
+        (tmp_path / "ada" / "src" / "tiny_llm" / "agent", "src/tiny_llm/agent"),
+        (tmp_path / "ada" / "mine", str(tmp_path / "ada" / "mine")),
+    ):
+        clean = _Normaliser(copy, "typed", tmp_path / "scratch", tmp_path / "t", real)
+        assert f"FOLDER = {line!r}  # your agent folder" in clean.text(source)
