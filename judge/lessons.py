@@ -28,15 +28,20 @@ a learner reads one lesson per mistake, naming every invariant it breaks.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
 __all__ = [
     "MAX_WORLD_CHARS",
     "MAX_WORLD_LINES",
+    "PLAIN_MARK",
+    "REDRAW_MARK",
     "TOPICS",
     "CallAborted",
     "InvariantFailure",
     "fail",
+    "folder_line",
+    "headline_of",
     "shown_world",
 ]
 
@@ -93,7 +98,7 @@ class _Lesson:
         self.cause = cause
         # The first line of the lesson; by default built from the two sides.
         self.headline = (
-            headline if headline is not None else _headline(observed, expected)
+            headline if headline is not None else headline_of(observed, expected)
         )
         return self._render()
 
@@ -236,6 +241,26 @@ MAX_WORLD_CHARS = 2400
 _WORLD_TAIL = 3
 
 
+#: The first line of a lesson's snippet that is a plain test the learner
+#: keeps (judge/snippets.py); the reports show it as it is, not as a command
+#: for the judge's own Python.
+PLAIN_MARK = "# A day7-verify lesson as a test you can keep."
+
+#: The first words of what a lesson says instead, for a world no test file
+#: builds plainly (a FIFO, a device): the day7-verify line that draws it.
+REDRAW_MARK = "# This world holds"
+
+
+def folder_line(folder: str) -> str:
+    """The folder as a plain test names it on its FOLDER line:
+    `src/<package>/agent` when the folder sits in a checkout that way (the
+    test runs from the checkout's root), else the folder's own path."""
+    parts = PurePosixPath(folder).parts
+    if len(parts) >= 3 and parts[-3] == "src" and parts[-1] == "agent":
+        return "/".join(parts[-3:])
+    return folder
+
+
 #: What the line standing for the lines left out says of them.
 WHERE_THE_REST_IS = "the reproduce snippet rebuilds it whole"
 
@@ -289,7 +314,7 @@ _SHOULD_DO = re.compile(
 )
 
 
-def _headline(observed: str, expected: str) -> str:
+def headline_of(observed: str, expected: str) -> str:
     """One English sentence from what happened and what should have.
 
     "X returned None" / "X to raise ValueError" reads "X returned None, but

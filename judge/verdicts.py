@@ -19,8 +19,10 @@ from typing import Any
 
 from judge.calls import call_target, describing, report_view
 from judge.fixes import hint_for, placed
-from judge.lessons import CallAborted, InvariantFailure, fail
+from judge.lessons import CallAborted, InvariantFailure, fail, headline_of
 from judge.limits import CALL_SECONDS
+from judge.reduce import Misjudged, reduced
+from judge.snippets import lesson_test, redraw_note, spot_parts, why_not_plain
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe
 
@@ -36,10 +38,13 @@ __all__ = [
     "judging",
     "reproducing",
     "reproduction",
+    "plain_test",
     "rows_without_tree",
+    "seen_wrong",
     "shown_names",
     "shown_row",
     "snippet",
+    "told_smaller",
     "verdict_cause",
 ]
 
@@ -288,22 +293,35 @@ _BODY_NAMES = (
     "expect_error",
     "object_state",
     "recast",
+    "rewrite_in_root",
     "spy_on",
     "tree_changes",
     "tree_snapshot",
 )
 
 
+#: Lessons a plain test cannot show: it would hang, crash, run out of
+#: memory or fail to import, where the judge's snippet stops and says so.
+_NOT_PLAIN_TOPICS = ("hang", "crash", "memory", "surface", "substrate")
+
+
 @contextmanager
 def reproducing(
-    target: Any, lines: Callable[[str], Sequence[str]], names: Iterable[str] = ()
+    target: Any,
+    lines: Callable[[str], Sequence[str]],
+    names: Iterable[str] = (),
+    *,
+    plain: Callable[[str], str | None] | None = None,
 ) -> Iterator[None]:
     """Lessons raised inside, about calls on no world (a case's types, a
     report built directly), get the snippet `lines(topic)` makes, run with
-    `target` loaded (`snippet`)."""
+    `target` loaded (`snippet`); or, with `plain`, the plain test it writes
+    for the target's folder (judge.snippets), where it writes one."""
     try:
         yield
     except (InvariantFailure, CallAborted) as failure:
+        if not failure.reproduce and plain and failure.topic not in _NOT_PLAIN_TOPICS:
+            failure.reproduce = plain(_folder(target)) or ""
         if not failure.reproduce:
             topic = checked(failure)
             failure.reproduce = snippet(target, lines(topic), names, topic)
@@ -318,10 +336,18 @@ def judging(
     *,
     then: tuple[str, World, Sequence[Any] | None] | None = None,
     body: Body | None = None,
+    before: World | None = None,
+    rewrite: tuple[tuple[str, int], str] | None = None,
 ) -> Iterator[None]:
     """Lessons raised inside say which world broke them, and how to rebuild it
     (and, with `then`, the second world they compare it with; with `body`,
-    what to do on it: `reproduction`)."""
+    what to do on it: `reproduction`).
+
+    A wrong verdict of one check (`seen_wrong`) gets the plain test a learner
+    keeps (`plain_test`), when `context` says nothing beyond the world or
+    `before` says what it does: the world evaluated first at the same paths,
+    and with `rewrite` (the spot, as `strategies.rewrites.Rewrite.spot`, and
+    the way) the evidence there given this world's bytes in between."""
     words = "\n".join(part for part in (describe(world), context) if part)
     try:
         with describing(words):  # a hang ends the test before Hypothesis prints
@@ -338,11 +364,111 @@ def judging(
             failure.world = "\n".join(
                 part for part in (shown, failure.whole_world) if part
             )
+        seen = getattr(failure, "seen", None)
+        wanted = getattr(failure, "names_wanted", None)
+        if wanted and then is None and body is None and not context:
+            if not failure.reproduce and not why_not_plain(world):
+                failure.reproduce = lesson_test(
+                    world,
+                    None,
+                    names=wanted[0],
+                    level=wanted[1],
+                    folder=_folder(target),
+                )
+        plain = then is None and body is None and seen is not None
+        if plain and not failure.reproduce and world.plan is None:
+            check, row, level = seen
+            if not context:
+                # Told again on a smaller world at the end (`told_smaller`).
+                failure.misjudged = (target, Misjudged(world, check.name, row, level))
+                failure.reproduce = plain_test(world, target, check, level)
+            elif before is not None:
+                failure.reproduce = plain_test(
+                    world, target, check, level, before=before, rewrite=rewrite
+                )
         if not failure.reproduce:
             failure.reproduce = reproduction(
                 world, target, then=then, body=body, topic=checked(failure)
             )
         raise
+
+
+def _folder(target: Any) -> str:
+    """The folder the target was loaded from (a module's own folder)."""
+    label = getattr(target, "label", "")
+    if label.startswith("folder "):
+        return label.removeprefix("folder ")
+    import importlib.util
+
+    name = label.removeprefix("module ") or "evaluator"
+    found = importlib.util.find_spec(name)
+    origin = found.origin if found is not None else None
+    return str(Path(origin).parent) if origin else name
+
+
+def _seed() -> int | None:
+    """The run's seed (--hypothesis-seed), or None when unseeded."""
+    from hypothesis import core
+
+    seed = core.global_force_seed
+    return seed if isinstance(seed, int) else None
+
+
+def plain_test(
+    world: World,
+    target: Any,
+    check: ExpectedCheck,
+    level: str,
+    *,
+    before: World | None = None,
+    rewrite: tuple[tuple[str, int], str] | None = None,
+) -> str:
+    """The test a learner keeps for a wrong verdict of `check` on `world`
+    (judge.snippets; `before` and `rewrite` as `judging` takes them), or, for
+    a world a test file cannot build plainly, the day7-verify line that
+    draws it again."""
+    folder = _folder(target)
+    why = why_not_plain(world) or (why_not_plain(before) if before else "")
+    if why:
+        return redraw_note(why, folder, _seed())
+    where = None
+    if rewrite is not None:
+        (group, index), way = rewrite
+        where = (spot_parts(world, group, index), way)
+    return lesson_test(
+        world, check, level=level, folder=folder, before=before, rewrite=where
+    )
+
+
+def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
+    """Tell `failure`, a wrong verdict of one check on one world (`seen_wrong`
+    inside `judging`), on the smallest world found that the target gets
+    wrong the same way (judge.reduce); whether it was told again so."""
+    misjudged = getattr(failure, "misjudged", None)
+    if misjudged is None:
+        return False
+    target, seen = misjudged
+    found = reduced(target, seen)
+    if found is None:
+        return False
+    world, (check, row) = found
+    facts = sum(1 for _ in seen.world.kinds()) - 2  # the final and the log
+    failure.world = "\n".join(
+        [
+            describe(world),
+            f"the fact behind {check.name}: {check.fact}",
+            f"(the world the test met, {facts} declared fact(s), made smaller:"
+            f" {check.name} gets the same verdict here)",
+        ]
+    )
+    failure.unnarrowed = ""
+    failure.expected = check.shown(seen.level)
+    failure.observed = shown_row(row)
+    failure.headline = headline_of(failure.observed, failure.expected)
+    failure.hint = hint_for(check, row[1], seen.level)
+    failure.reproduce = plain_test(world, target, check, seen.level)
+    failure.misjudged = (target, Misjudged(world, check.name, row, seen.level))
+    return True
 
 
 # --- comparing with the truth --------------------------------------------------------
@@ -430,13 +556,17 @@ def assert_truth(
     names = [row[0] for row in rows]
     want = [check.name for check in expected]
     if names != want:
-        fail(
-            world=words,
-            expected=f"checks [{shown_names(want, names)}]",
-            observed=f"checks [{shown_names(names, want)}]",
-            hint=placed(_names_hint(names, want), "evaluate_run"),
-            cause=_names_cause(names, want),
-        )
+        try:
+            fail(
+                world=words,
+                expected=f"checks [{shown_names(want, names)}]",
+                observed=f"checks [{shown_names(names, want)}]",
+                hint=placed(_names_hint(names, want), "evaluate_run"),
+                cause=_names_cause(names, want),
+            )
+        except InvariantFailure as failure:
+            failure.names_wanted = (tuple(want), level)  # judging's plain test
+            raise
     for row, check in zip(rows, expected, strict=True):
         if only is not None and not only(check):
             continue
@@ -454,9 +584,20 @@ def assert_truth(
                     cause=verdict_cause(check, row[1]),
                 )
             except InvariantFailure as failure:
-                failure.about = check.name  # judging() shows only its facts
+                seen_wrong(failure, check, row, level)
                 raise
     return rows
+
+
+def seen_wrong(
+    failure: InvariantFailure, check: ExpectedCheck, row: Row, level: str
+) -> None:
+    """Mark `failure` as one check's wrong verdict (`row`, against `check` at
+    `level`) on the world being judged: judging() then shows only that
+    check's facts, and writes the plain test that asserts it (`plain_test`);
+    the suite's end reduces the world (`told_smaller`)."""
+    failure.about = check.name
+    failure.seen = (check, tuple(row), level)
 
 
 def judged(target: Any, world: World, **build: Any) -> tuple[Row, ...]:

@@ -52,6 +52,7 @@ from judge.parts import assign, parse_part
 from judge.probe import fresh_seed, probe_seed, probe_target
 from judge.remote import OutOfTime, bounded
 from judge.target import LEVELS, Target, TargetError, load_target
+from judge.verdicts import told_smaller
 from strategies.profiles import PROFILES, choose_profile, register_profiles
 
 # The command's own end-to-end tests run it in children: one seed for all of
@@ -420,6 +421,10 @@ def _first_line(error: BaseException) -> str:
 def _lesson(error: BaseException, invariant: str, test: str) -> dict[str, Any]:
     notes = [str(note) for note in getattr(error, "__notes__", ()) or ()]
     as_dict = getattr(error, "as_dict", None)
+    if isinstance(error, InvariantFailure):
+        # A wrong verdict met on a written (or unshrunk) world: told on the
+        # smallest world found that gets the same verdict (judge.reduce).
+        told_smaller(error)
     if isinstance(error, (InvariantFailure, CallAborted)) and callable(as_dict):
         fields = as_dict()
         fields["invariant"] = invariant

@@ -61,6 +61,7 @@ from day7_verify.reports._report import LearnerVerdict
 from day7_verify.reports._score import scored
 from day7_verify.reports._verdict import Limits, at_level, classify, counted
 from judge import safefs
+from judge.lessons import folder_line
 from judge.script import write_script
 from judge.target import DAY7_MODULES, LEVELS
 
@@ -733,6 +734,12 @@ class _Normaliser:
         self, folder: Path, path: str, scratch: Path, tmp: Path, real: Path
     ) -> None:
         self._rules = [
+            # A plain test's FOLDER line (judge/snippets.py) names the folder
+            # as the learner's checkout does, relative to its root.
+            (
+                re.compile("^FOLDER = " + re.escape(repr(str(folder))), re.M),
+                "FOLDER = " + repr(folder_line(os.path.abspath(real))),
+            ),
             # In code (a reproduction snippet's `impl_path=...`) the folder is
             # a Python literal: it becomes the literal of the learner's
             # absolute path, never the path as typed pasted into the quotes

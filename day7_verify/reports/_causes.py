@@ -64,7 +64,8 @@ FIELD_BOUNDS: Mapping[str, Bound] = {
     "expected": Bound(12, 1200),
     "observed": Bound(12, 1200),
     "hint": Bound(8, 800),
-    "reproduce": Bound(60, 24000),
+    # A plain test (judge/snippets.py) is a program of its own: 60 to 150 lines.
+    "reproduce": Bound(200, 24000),
 }
 
 #: Hypothesis's example, all its notes together: shown by --verbose only, and

@@ -28,6 +28,7 @@ from day7_verify.reports._report import ClassReport, LearnerVerdict, short_names
 from day7_verify.reports._safe import terminal_text
 from day7_verify.reports._width import clip_left, pad
 from day7_verify.reports._width import width as columns
+from judge.lessons import PLAIN_MARK, REDRAW_MARK
 
 __all__ = [
     "MARKS",
@@ -166,6 +167,11 @@ def _reproduce_block(snippet: str) -> list[str]:
     """The lesson's snippet, as the command that runs it."""
     if not snippet.strip():
         return []
+    if snippet.startswith(PLAIN_MARK) or snippet.startswith(REDRAW_MARK):
+        # A test the learner keeps (judge/snippets.py): plain Python that
+        # says on its first lines where to save it and how to run it; or
+        # the day7-verify line that draws a world no test file builds.
+        return [f"{_INDENT}reproduce:", *snippet.rstrip().splitlines()]
     # Not indented like the other fields: a heredoc ends at a line that is
     # exactly EOF, and Python refuses an indented first line.
     return [

@@ -31,7 +31,12 @@ from day7_verify.reports._causes import FIELD_BOUNDS, bounded
 from day7_verify.reports._report import lesson
 from day7_verify.reports._text import runnable
 from judge import fail, load_target, recast, timed_out
-from judge.lessons import WHERE_THE_REST_IS, CallAborted, InvariantFailure
+from judge.lessons import (
+    PLAIN_MARK,
+    WHERE_THE_REST_IS,
+    CallAborted,
+    InvariantFailure,
+)
 from judge.verdicts import judging, reproduction
 from strategies import (
     World,
@@ -52,6 +57,21 @@ def _run(snippet: str, where: Path) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     return subprocess.run(
         ["sh", "-c", runnable(snippet)],
+        cwd=where,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _plain(snippet: str, where: Path) -> subprocess.CompletedProcess[str]:
+    """A plain test (judge/snippets.py) saved and run by a plain Python."""
+    script = where / "test_lesson.py"
+    script.write_text(snippet, encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    return subprocess.run(
+        [sys.executable, "-I", "-S", str(script)],
         cwd=where,
         env=environment,
         capture_output=True,
@@ -188,7 +208,8 @@ def test_every_snippet_of_a_class_reproduces_its_lesson_from_elsewhere(
     """Every lesson of a class about a concrete call (a case refused or
     accepted, a path normalised, a wrong argument, a TODO passed or render,
     a call that hung or ended its worker) has a snippet, and each, run from
-    another directory, makes the same call and prints what the lesson says."""
+    another directory, makes the same call and prints what the lesson says
+    (a plain test, judge/snippets.py, fails with the lesson's headline)."""
     cohort = tmp_path / "class"
     cohort.mkdir()
     for name, plants in _CLASS.items():
@@ -215,6 +236,14 @@ def test_every_snippet_of_a_class_reproduces_its_lesson_from_elsewhere(
         assert _LESSONS[name] <= {i["invariant"] for i in lessons}, name
         for item in lessons:
             assert item["reproduce"], (name, item["headline"])
+            if item["reproduce"].startswith(PLAIN_MARK):
+                # A test the learner keeps: it fails with the lesson's words.
+                ran = _plain(item["reproduce"], elsewhere)
+                assert f"AssertionError: {item['headline']}" in ran.stderr, (
+                    name,
+                    ran.stderr[-2000:],
+                )
+                continue
             ran = _run(item["reproduce"], elsewhere)
             assert ran.returncode == 0, (name, ran.stderr[-2000:])
             assert _reproduced(item, ran.stdout), (name, item, ran.stdout)

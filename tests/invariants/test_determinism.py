@@ -122,7 +122,8 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
                 else f"evaluated after the world before it was rebuilt at the same"
                 f" paths with one change: {perturbation}"
             )
-            with judging(current, target, context):
+            earlier = order[0] if number else None  # its test builds it first
+            with judging(current, target, context, before=earlier):
                 _clear(Path(top), tree.name)
                 built = build_in(current, target, tree)
                 reports = [evaluate(target, built) for _ in range(REPEATS)]
@@ -194,7 +195,8 @@ def test_evidence_changed_in_place_at_the_same_size_and_time_is_read_again(
             "evaluated after the world before it, with the same workspace and"
             f" store: {rewrite}"
         )
-        with judging(after, target, changed):
+        way = (rewrite.spot, rewrite.way)  # what its test does in between
+        with judging(after, target, changed, before=before, rewrite=way):
             rewrite_evidence(built, _spot(built, rewrite), wanted, rewrite.way)
             report = evaluate(target, built, run=later.run, case=later.case)
 

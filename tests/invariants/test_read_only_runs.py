@@ -31,7 +31,7 @@ from judge import (
     tree_snapshot,
 )
 from judge.fixes import placed
-from judge.verdicts import evaluated_twice
+from judge.verdicts import calling, evaluated_twice
 from strategies import (
     CHAPTER_WORLD,
     EFFECTS_WORLD,
@@ -50,6 +50,7 @@ from strategies import (
     real_runs,
     with_written_worlds,
 )
+from strategies.vocabulary import EVALUATE
 
 #: A read-only plan with the log beside the root: no effect is approved, so
 #: the log must still not exist after evaluation.
@@ -220,6 +221,35 @@ def _attempt_edits(target, built, probes: dict[str, str]) -> dict[str, object]:
         workspace.confirm_tool = approver
 
 
+def _edits_around_evaluation(topic: str) -> list[str]:
+    """A snippet's lines, as the test: the files probed (the run's read ones
+    changed on disk), an approved edit of each tried before and after
+    evaluate_run, and what the workspace answered after it."""
+    evaluated = calling(EVALUATE, "target.evaluate_run", "*built.args", topic)
+    return [
+        "probes = {}",
+        "for path, text in built.outcome.files:",
+        "    if path not in built.outcome.observed and text:",
+        "        probes[path] = text",
+        "    elif path in built.outcome.observed:",
+        "        probes[path] = text + '~'  # changed behind the workspace's back",
+        "        rewrite_in_root(built, path, probes[path].encode('utf-8'))",
+        "built.workspace.confirm_tool = lambda action: True",
+        "def edits():",
+        "    return {",
+        "        path: built.workspace.execute(target.ToolAction(",
+        "            'edit_file', {'path': path, 'old': text, 'new': text + '!'}",
+        "        ))",
+        "        for path, text in probes.items()",
+        "    }",
+        "print('before evaluate_run:', edits())",
+        f"report = {evaluated}",
+        "for path, answer in edits().items():",
+        "    if not str(answer).startswith('error:'):",
+        "        print(f'the workspace accepting it after evaluate_run: {answer!r}')",
+    ]
+
+
 def _refused(answer: object) -> bool:
     return isinstance(answer, str) and answer.startswith("error:")
 
@@ -242,7 +272,10 @@ def test_evaluation_keeps_the_workspace_read_state(target, world: World):
     nobody looked at, or of one changed behind the agent's back.
     """
     note(describe(world))
-    with judging(world, target), materialise(world, target) as built:
+    with (
+        judging(world, target, body=_edits_around_evaluation),
+        materialise(world, target) as built,
+    ):
         outcome = built.outcome
         probes: dict[str, str] = {}
         for path, text in outcome.files:

@@ -167,7 +167,14 @@ def _passed_lines(rows, topic: str) -> list[str]:
 
 def _render_lines_of(rows, topic: str) -> list[str]:
     rendered = calling("report.render()", "report.render", "", topic)
-    return [*_report_lines(rows, topic), f"print('render() ==', repr({rendered}))"]
+    return [
+        *_report_lines(rows, topic),
+        f"rendered = {rendered}",
+        "print('render() ==', repr(rendered))",
+        # Line by line, as the lesson says which line is wrong.
+        "for number, line in enumerate(str(rendered).split('\\n'), 1):",
+        "    print(f'line {number}: {line!r}')",
+    ]
 
 
 def _report(target, rows):

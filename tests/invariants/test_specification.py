@@ -17,6 +17,7 @@ from judge import (
     recast,
 )
 from judge.fixes import change_for, placed
+from judge.snippets import acceptance_test, refusal_test
 from judge.verdicts import calling, reproducing
 from strategies import (
     EVALUATE,
@@ -70,7 +71,16 @@ def _accepting(spec: ValidSpec, topic: str) -> list[str]:
 
 def _refused(target, spec: Spec) -> None:
     __tracebackhide__ = True
-    with reproducing(target, lambda topic: _refusing(spec, topic), ["expect_error"]):
+    binding = spec.binds or target.level == "hardened"
+
+    def plain(folder: str) -> str | None:
+        return refusal_test(
+            spec.what, spec.code, spec.names, binding=binding, folder=folder
+        )
+
+    with reproducing(
+        target, lambda topic: _refusing(spec, topic), ["expect_error"], plain=plain
+    ):
         _refuse(target, spec)
 
 
@@ -160,7 +170,11 @@ def test_every_valid_specification_is_accepted_as_written(
     """
     note(spec.what)
     names = ["call_target", "recast"]
-    with reproducing(target, lambda topic: _accepting(spec, topic), names):
+
+    def plain(folder: str) -> str | None:
+        return acceptance_test(spec.what, spec.code, spec.holds, folder=folder)
+
+    with reproducing(target, lambda topic: _accepting(spec, topic), names, plain=plain):
         _accepted(target, spec)
 
 

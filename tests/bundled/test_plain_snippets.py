@@ -1,0 +1,503 @@
+"""A wrong verdict's snippet is a test to keep, and it says what the lesson says.
+
+judge/snippets.py writes, for a lesson about one check's verdict on one
+world, a program in plain Python: the learner's folder on one line, loaded
+as a package of its own, the world built in a temporary folder with the
+course's names, and asserts whose message is the lesson's headline. Here
+each is run as a learner would: a plain `python` (`-I -S`: no judge, no
+Hypothesis, no site-packages) from the folder's checkout.
+
+- every written world the snippets can build passes on a correct evaluator
+  (the bundled one; the course reference too when $DAY7_COURSE names a
+  checkout of the course, e.g. one extracted from skyzh/tiny-llm);
+- every planted bug (planted/bugs.py) that misjudges a written world gets a
+  lesson told on a smaller world (judge/reduce.py), whose snippet fails
+  with an AssertionError saying the lesson's headline on the bug's folder,
+  and passes on the correct one;
+- two mistakes at once still give each lesson a small world.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _command_learners import learner_folder
+
+from judge import (
+    InvariantFailure,
+    assert_truth,
+    evaluate,
+    expect_error,
+    judging,
+    load_target,
+    materialise,
+)
+from judge.lessons import PLAIN_MARK
+from judge.snippets import (
+    acceptance_test,
+    checkout_root,
+    folder_line,
+    lesson_test,
+    refusal_test,
+    why_not_plain,
+)
+from judge.verdicts import told_smaller
+from planted.bugs import BUGS
+from strategies import (
+    EXAMPLE_WORLDS,
+    World,
+    example_invalid_specs,
+    example_valid_specs,
+    truth,
+    wrong_type_specs,
+)
+
+#: The written worlds a test file builds plainly (no FIFO, no damaged log).
+PLAIN_WORLDS = {n: w for n, w in EXAMPLE_WORLDS.items() if not why_not_plain(w)}
+
+#: A course checkout whose src/tiny_llm_ref/agent the snippets must pass on.
+COURSE = os.environ.get("DAY7_COURSE", "")
+
+
+def _plain_python(script: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`python script` as a learner runs it: no PYTHON* variable, no site."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    return subprocess.run(
+        [sys.executable, "-I", "-S", str(script)],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _run_all(sources: dict[str, str], cwd: Path, where: Path) -> dict[str, str]:
+    """Each source run as `__main__` in one plain Python: "" where it passed,
+    else what it raised."""
+    where.mkdir()
+    paths = []
+    for number, source in enumerate(sources.values()):
+        path = where / f"test_world_{number}.py"
+        path.write_text(source, encoding="utf-8")
+        paths.append(str(path))
+    runner = where / "run_all.py"
+    runner.write_text(
+        "import json, runpy, sys\n"
+        "out = []\n"
+        "for path in sys.argv[2:]:\n"
+        "    try:\n"
+        "        runpy.run_path(path, run_name='__main__')\n"
+        "        out.append('')\n"
+        "    except BaseException as error:\n"
+        "        out.append(f'{type(error).__name__}: {error}')\n"
+        "open(sys.argv[1], 'w').write(json.dumps(out))\n",
+        encoding="utf-8",
+    )
+    outcome = where / "outcome.json"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(runner), str(outcome), *paths],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    import json
+
+    said = json.loads(outcome.read_text(encoding="utf-8"))
+    return dict(zip(sources, said, strict=True))
+
+
+def _world_tests(folder: str, level: str) -> dict[str, str]:
+    """One test per plain written world: its last check (its own fact's)."""
+    return {
+        name: lesson_test(world, truth(world)[-1], level=level, folder=folder)
+        for name, world in PLAIN_WORLDS.items()
+    }
+
+
+def test_the_snippets_are_plain_python_from_the_learners_checkout(tmp_path: Path):
+    """A snippet imports nothing of the judge: only the standard library and
+    the folder's own modules, the folder named relative to the checkout."""
+    folder = tmp_path / "course" / "src" / "tiny_llm" / "agent"
+    source = lesson_test(
+        EXAMPLE_WORLDS["everything at once"],
+        truth(EXAMPLE_WORLDS["everything at once"])[-1],
+        level="course",
+        folder=str(folder),
+    )
+    assert source.startswith(PLAIN_MARK)
+    assert "FOLDER = 'src/tiny_llm/agent'" in source
+    assert checkout_root(str(folder)) == str(tmp_path / "course")
+    imported = {
+        line.split()[1]
+        for line in source.splitlines()
+        if line.startswith(("import ", "from "))
+    }
+    assert imported <= {
+        "os",
+        "sys",
+        "tempfile",
+        "types",
+        "pathlib",
+        *(f"day7_agent.{m}" for m in ("protocol", "loop", "receipts", "workspace")),
+        "day7_agent.evaluation",
+    }
+    assert "def test_" in source and 'if __name__ == "__main__":' in source
+    assert folder_line("/somewhere/else") == "/somewhere/else"
+
+
+def test_every_plain_written_world_passes_on_the_bundled_evaluator(tmp_path: Path):
+    """On a correct evaluator (a copy of the bundled one, as a learner's
+    folder), every written world's test passes, run by a plain Python."""
+    folder = learner_folder(tmp_path, "agent")
+    said = _run_all(_world_tests(str(folder), "hardened"), tmp_path, tmp_path / "t")
+    assert {n: s for n, s in said.items() if s} == {}
+    assert len(said) > 150  # the written worlds, not a handful of them
+
+
+@pytest.mark.skipif(not COURSE, reason="$DAY7_COURSE names no course checkout")
+def test_every_plain_written_world_passes_on_the_course_reference(tmp_path: Path):
+    """The same tests, at the course level, on the course's own reference,
+    run from its checkout with the folder written relative to it."""
+    folder = Path(COURSE, "src", "tiny_llm_ref", "agent")
+    assert (folder / "evaluation.py").is_file(), f"no course at {COURSE}"
+    said = _run_all(_world_tests(str(folder), "course"), Path(COURSE), tmp_path / "t")
+    assert {n: s for n, s in said.items() if s} == {}
+
+
+def _first_wrong_verdict(target) -> InvariantFailure | None:
+    """The lesson of the first written world whose check the target misjudges."""
+    for world in PLAIN_WORLDS.values():
+        try:
+            with judging(world, target), materialise(world, target) as built:
+                assert_truth(evaluate(target, built), truth(world), level=target.level)
+        except InvariantFailure as failure:
+            if getattr(failure, "misjudged", None) is not None:
+                return failure
+    return None
+
+
+def _repointed(folder: Path, level: str, failure: InvariantFailure) -> str:
+    """The same lesson's test for another folder (and level)."""
+    _, seen = failure.misjudged
+    (check,) = [c for c in truth(seen.world) if c.name == seen.name][:1]
+    return lesson_test(seen.world, check, level=level, folder=str(folder))
+
+
+#: Bugs that let chance into a verdict: a snippet cannot reproduce them surely.
+_CHANCE = {bug.name for bug in BUGS if "determinism" in bug.catches}
+
+
+def test_every_planted_wrong_verdict_is_told_small_and_its_test_says_the_lesson(
+    tmp_path: Path,
+):
+    """For each planted bug that misjudges a written world: the lesson is
+    told on a world of a few facts, and its test, saved and run with a plain
+    python from the folder's checkout, fails with an AssertionError whose
+    message is the lesson's headline; with the folder pointed at the correct
+    evaluator (and the course reference, when given) it passes."""
+    clean = learner_folder(tmp_path, "clean")
+    course = Path(COURSE, "src", "tiny_llm_ref", "agent") if COURSE else None
+    wrong: dict[str, str] = {}
+    told: list[str] = []
+    for bug in BUGS:
+        if bug.name in _CHANCE:
+            continue
+        folder = learner_folder(tmp_path, bug.name, f"bug:{bug.name}")
+        failure = _first_wrong_verdict(load_target(impl_path=folder, level="hardened"))
+        if failure is None:
+            continue  # its lessons are about other calls than one verdict
+        told_smaller(failure)
+        told.append(bug.name)
+        if len(failure.whole_world.splitlines()) > 6:
+            wrong[bug.name] = (
+                f"a world of {len(failure.whole_world.splitlines())} lines"
+            )
+        script = tmp_path / f"test_{bug.name.replace('-', '_')}.py"
+        script.write_text(failure.reproduce, encoding="utf-8")
+        ran = _plain_python(script, tmp_path)
+        if f"AssertionError: {failure.headline}" not in ran.stderr:
+            wrong[bug.name] = f"{failure.headline!r} not in {ran.stderr[-600:]!r}"
+        script.write_text(_repointed(clean, "hardened", failure))
+        ran = _plain_python(script, tmp_path)
+        if ran.returncode != 0:
+            wrong[bug.name] = f"fails on the correct evaluator: {ran.stderr[-600:]}"
+        if course is not None:
+            script.write_text(_repointed(course, "course", failure))
+            ran = _plain_python(script, Path(COURSE))
+            if ran.returncode != 0:
+                wrong[bug.name] = f"fails on the course: {ran.stderr[-600:]}"
+    assert wrong == {}
+    # One bug of each group of checks at least: the search is not empty.
+    assert {
+        "final-stripped",
+        "file-trailing-blanks",
+        "result-split-events",
+        "receipt-exit-state-ignored",
+    } <= set(told)
+
+
+def test_two_mistakes_give_the_written_worlds_lesson_a_small_world(tmp_path: Path):
+    """A receipt mistake met on "everything at once" (a file mistake beside
+    it keeping drawn worlds from showing it alone) is told on the final and
+    that receipt alone, and its test fails with the lesson's headline."""
+    folder = learner_folder(
+        tmp_path, "both", "bug:file-trailing-blanks", "bug:receipt-exit-state-ignored"
+    )
+    target = load_target(impl_path=folder, level="hardened")
+    world: World = EXAMPLE_WORLDS["everything at once"]
+    with pytest.raises(InvariantFailure) as raised:
+        with judging(world, target), materialise(world, target) as built:
+            assert_truth(
+                evaluate(target, built),
+                truth(world),
+                level=target.level,
+                only=lambda check: check.name.startswith("receipt:"),
+            )
+    failure = raised.value
+    before = failure.unnarrowed or failure.whole_world
+    assert len(before.splitlines()) > 50  # the whole example, before
+    assert told_smaller(failure)
+    lines = failure.whole_world.splitlines()
+    assert len(lines) <= 5, failure.whole_world
+    assert sum(line.startswith("receipt '") for line in lines) == 1
+    assert not any(line.startswith("file ") for line in lines)
+    script = tmp_path / "test_lesson.py"
+    script.write_text(failure.reproduce, encoding="utf-8")
+    ran = _plain_python(script, tmp_path)
+    assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
+
+
+# --- every lesson of a class of planted bugs ------------------------------------------
+
+#: Two mistakes at once, as the issue met them: each lesson must still say
+#: what its own snippet shows.
+_TOGETHER = {
+    "strip-and-exit": ("bug:file-trailing-blanks", "bug:receipt-exit-state-ignored"),
+    "memory-and-blank": ("bug:receipts-not-reloaded", "bug:blank-only-empty"),
+}
+
+
+def _planted_class() -> dict[str, tuple[str, ...]]:
+    """The learners: one planted bug for each invariant the catalogue names
+    (the first bug that names it), the pairs above, and with
+    $DAY7_ALL_PLANTED every bug of the catalogue."""
+    everyone = os.environ.get("DAY7_ALL_PLANTED") == "1"
+    chosen: dict[str, tuple[str, ...]] = dict(_TOGETHER)
+    covered: set[str] = set()
+    for bug in BUGS:
+        if bug.name in _CHANCE:
+            continue
+        if everyone or not set(bug.catches) <= covered:
+            chosen[bug.name] = (f"bug:{bug.name}",)
+            covered |= set(bug.catches)
+    return chosen
+
+
+def _said_again(lesson: dict, where: Path) -> str:
+    """Why `lesson`'s snippet does not show what the lesson says, or ""."""
+    from test_lesson_snippets import _reproduced, _run
+
+    snippet = lesson["reproduce"]
+    if snippet.startswith(PLAIN_MARK):
+        script = where / "test_lesson.py"
+        script.write_text(snippet, encoding="utf-8")
+        ran = _plain_python(script, where)
+        if f"AssertionError: {lesson['headline']}" in ran.stderr:
+            return ""
+        return f"its test says {ran.stderr[-800:]!r}"
+    if snippet.startswith("# This world holds"):
+        return "" if "day7-verify " in snippet else "no day7-verify line"
+    ran = _run(snippet, where)
+    if ran.returncode == 0 and _reproduced(lesson, ran.stdout):
+        return ""
+    observed = lesson["observed"]
+    called = observed.removeprefix("evaluate_run called ").removeprefix("calls to ")
+    if lesson["invariant"].startswith("read-only") and called != observed:
+        # A tool called: the snippet prints the calls it spied on.
+        calls = [c.strip() for c in re.split(r"; |, (?=workspace|receipts)", called)]
+        if ran.returncode == 0 and all(repr(c) in ran.stdout for c in calls):
+            return ""
+    return f"printed {ran.stdout[-800:]!r} {ran.stderr[-400:]!r}"
+
+
+@pytest.mark.children
+def test_every_lesson_of_a_planted_class_says_what_its_snippet_shows(
+    tmp_path: Path,
+):
+    """Every lesson day7-verify gives a class of planted bugs (one per
+    invariant the catalogue names, and two mistakes at once) carries a
+    snippet that, run where a learner runs it, shows what the lesson says:
+    a plain test fails with the lesson's headline, a judge snippet prints
+    its observation."""
+    import json
+
+    cohort = tmp_path / "class"
+    cohort.mkdir()
+    for name, plants in _planted_class().items():
+        learner_folder(cohort, name, *plants)
+    report = tmp_path / "class.json"
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
+    }
+    finished = subprocess.run(
+        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
+        + ["--jobs", "2", "--seed", "1", "--json", str(report)],
+        cwd=Path(__file__).resolve().parents[2],
+        env=environment,
+        capture_output=True,
+        timeout=3600,
+    )
+    assert finished.returncode == 1, finished.stderr[-2000:]
+    learners = json.loads(report.read_text(encoding="utf-8"))["learners"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    wrong = {}
+    for learner in learners:
+        name = Path(learner["path"]).name
+        for lesson in learner["lessons"]:
+            if lesson["cause"] == "more-causes" or not lesson["reproduce"]:
+                continue
+            why = _said_again(lesson, elsewhere)
+            if why:
+                wrong[f"{name}: {lesson['invariant']} {lesson['cause']}"] = why
+    assert wrong == {}
+
+
+# --- case specifications ----------------------------------------------------------
+
+
+def _spec_tests(folder: str, binding: bool) -> dict[str, str]:
+    """The plain test of every written case specification, valid or not."""
+    made: dict[str, str | None] = {}
+    for spec in [*example_invalid_specs(), *wrong_type_specs()]:
+        made[f"refused {spec.what}"] = refusal_test(
+            spec.what,
+            spec.code,
+            spec.names,
+            binding=binding or spec.binds,
+            folder=folder,
+        )
+    for spec in example_valid_specs():
+        made[f"accepted {spec.what}"] = acceptance_test(
+            spec.what, spec.code, spec.holds, folder=folder
+        )
+    return {what: source for what, source in made.items() if source}
+
+
+def test_every_written_specifications_test_passes_on_the_bundled_evaluator(
+    tmp_path: Path,
+):
+    """On a correct evaluator every case specification's plain test passes:
+    the invalid ones are refused naming their field, the valid kept."""
+    folder = learner_folder(tmp_path, "agent")
+    said = _run_all(_spec_tests(str(folder), True), tmp_path, tmp_path / "t")
+    assert {n: s for n, s in said.items() if s} == {}
+    assert len(said) > 40
+
+
+@pytest.mark.skipif(not COURSE, reason="$DAY7_COURSE names no course checkout")
+def test_every_written_specifications_test_passes_on_the_course_reference(
+    tmp_path: Path,
+):
+    """The same, at the course level (the words bind where the course fixes
+    them), on the course's reference from its checkout."""
+    folder = Path(COURSE, "src", "tiny_llm_ref", "agent")
+    said = _run_all(_spec_tests(str(folder), False), Path(COURSE), tmp_path / "t")
+    assert {n: s for n, s in said.items() if s} == {}
+
+
+def test_a_planted_specification_bugs_test_fails_with_its_lesson(tmp_path: Path):
+    """For each planted bug of task 1 (declare the case) that accepts a
+    written invalid specification, that specification's plain test fails
+    with the headline the judge's lesson gives."""
+    wrong: dict[str, str] = {}
+    tried = 0
+    for bug in BUGS:
+        if bug.task != "case":
+            continue
+        folder = learner_folder(tmp_path, bug.name, f"bug:{bug.name}")
+        target = load_target(impl_path=folder, level="hardened")
+        for spec in [*example_invalid_specs(), *wrong_type_specs()]:
+            source = refusal_test(
+                spec.what, spec.code, spec.names, binding=True, folder=str(folder)
+            )
+            if source is None:
+                continue
+            try:
+                with judging(World(), target):
+                    expect_error(
+                        spec.what,
+                        lambda s=spec, t=target: s.make(t),
+                        ValueError,
+                        world="",
+                    )
+            except InvariantFailure as failure:
+                headline = failure.headline
+            else:
+                continue
+            tried += 1
+            script = tmp_path / "test_spec.py"
+            script.write_text(source, encoding="utf-8")
+            ran = _plain_python(script, tmp_path)
+            if f"AssertionError: {headline}" not in ran.stderr:
+                wrong[f"{bug.name}: {spec.what}"] = ran.stderr[-600:]
+            break  # one specification a bug
+    assert wrong == {}
+    assert tried >= 5
+
+
+# --- the reduction's bounds ----------------------------------------------------------
+
+
+def test_a_reduction_keeps_nothing_the_target_does_not_get_wrong(monkeypatch):
+    """On a correct evaluator no smaller world shows a misjudgement that was
+    never made, so nothing is reduced; and a reduction stops at its bound of
+    evaluations, whatever the world."""
+    from judge import reduce
+
+    world = EXAMPLE_WORLDS["everything at once"]
+    name = truth(world)[-1].name
+    seen = reduce.Misjudged(world, name, (name, False, "receipt is absent"), "hardened")
+    calls = []
+    real = reduce._misjudges
+
+    def counted(target, candidate, seen):
+        calls.append(candidate)
+        return real(target, candidate, seen)
+
+    monkeypatch.setattr(reduce, "_misjudges", counted)
+    assert reduce.reduced(load_target(), seen, tries=5) is None
+    assert 1 <= len(calls) <= 5
+    assert all(c.receipts and c.receipts[-1] == world.receipts[-1] for c in calls)
+
+
+def test_the_command_names_a_checkouts_folder_relative_to_its_root(tmp_path: Path):
+    """The judge's copy of a folder, on a plain test's FOLDER line, becomes
+    the folder as the learner's checkout names it (src/<package>/agent),
+    or its absolute path when it sits in no checkout."""
+    from day7_verify.cohort._judge import _Normaliser
+
+    copy = tmp_path / "scratch" / "folder" / "agent"
+    source = lesson_test(
+        EXAMPLE_WORLDS["file exact"],
+        truth(EXAMPLE_WORLDS["file exact"])[-1],
+        level="course",
+        folder=str(copy),
+    )
+    assert f"FOLDER = {str(copy)!r}" in source
+    for real, line in (
+        (tmp_path / "ada" / "src" / "tiny_llm" / "agent", "src/tiny_llm/agent"),
+        (tmp_path / "ada" / "mine", str(tmp_path / "ada" / "mine")),
+    ):
+        clean = _Normaliser(copy, "typed", tmp_path / "scratch", tmp_path / "t", real)
+        assert f"FOLDER = {line!r}  # your agent folder" in clean.text(source)
