@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 from _command_learners import learner_folder
+from _written_worlds import EXAMPLE_WORLDS
 
 from judge import (
     InvariantFailure,
@@ -49,7 +50,6 @@ from judge.snippets import (
 from judge.verdicts import told_smaller
 from planted.bugs import BUGS
 from strategies import (
-    EXAMPLE_WORLDS,
     World,
     example_invalid_specs,
     example_valid_specs,
