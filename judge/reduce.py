@@ -19,7 +19,7 @@ the smallest world found so far, which did show the mistake).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -109,18 +109,15 @@ class _Stop(Exception):
 Found = tuple[ExpectedCheck, tuple[str, Any, Any]]
 
 
-def _misjudges(target: Any, world: World, seen: Misjudged) -> Found | None:
+def _misjudges(
+    target: Any, world: World, seen: Misjudged, rows_of: RowsOf
+) -> Found | None:
     """The truth's check `seen.name` of `world` and the row observed, when
     the target gives it the verdict seen and the truth refuses it (the same
     mistake), else None."""
-    from judge.build import materialise
-    from judge.calls import report_view
-    from judge.verdicts import evaluate, rows_without_tree
-
     try:
         expected = truth(world)
-        with materialise(world, target) as built:
-            rows = rows_without_tree(report_view(evaluate(target, built)), built.tree)
+        rows = rows_of(target, world)
     except CallAborted as stopped:
         raise _Stop from stopped
     except (InvariantFailure, ValueError, RuntimeError):
@@ -145,9 +142,15 @@ def _made(make: Any) -> World | None:
         return None  # a combination the world refuses: not a candidate
 
 
+#: The report's rows for a world, made afresh and evaluated by the target
+#: (judge.verdicts gives it: this module is below the verdicts, never above).
+RowsOf = Callable[[Any, World], Sequence[Any]]
+
+
 def reduced(
     target: Any,
     seen: Misjudged,
+    rows_of: RowsOf,
     *,
     tries: int = MAX_TRIES,
     seconds: float = MAX_SECONDS,
@@ -163,7 +166,7 @@ def reduced(
         if world is None or left <= 0 or time.monotonic() > deadline:
             return None
         left -= 1
-        return _misjudges(target, world, seen)
+        return _misjudges(target, world, seen, rows_of)
 
     best: tuple[World, Found] | None = None
     try:

@@ -30,6 +30,7 @@ __all__ = [
     "Row",
     "Body",
     "assert_truth",
+    "fresh_rows",
     "calling",
     "checked",
     "evaluate",
@@ -440,6 +441,14 @@ def plain_test(
     )
 
 
+def fresh_rows(target: Any, world: World) -> tuple[Row, ...]:
+    """`world` made in a fresh tree and evaluated by `target`: its rows."""
+    from judge.build import materialise
+
+    with materialise(world, target) as built:
+        return rows_without_tree(report_view(evaluate(target, built)), built.tree)
+
+
 def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     """Tell `failure`, a wrong verdict of one check on one world (`seen_wrong`
     inside `judging`), on the smallest world found that the target gets
@@ -448,7 +457,7 @@ def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     if misjudged is None:
         return False
     target, seen = misjudged
-    found = reduced(target, seen)
+    found = reduced(target, seen, fresh_rows)
     if found is None:
         return False
     world, (check, row) = found

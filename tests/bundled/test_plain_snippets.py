@@ -47,7 +47,7 @@ from judge.snippets import (
     refusal_test,
     why_not_plain,
 )
-from judge.verdicts import told_smaller
+from judge.verdicts import fresh_rows, told_smaller
 from planted.bugs import BUGS
 from strategies import (
     World,
@@ -197,6 +197,34 @@ def _repointed(folder: Path, level: str, failure: InvariantFailure) -> str:
 _CHANCE = {bug.name for bug in BUGS if "determinism" in bug.catches}
 
 
+#: A wrong verdict's headline: the check got, its observed detail, and what
+#: it should have been.
+_GOT = re.compile(
+    r"got (?P<got>.+?: (?:PASS|FAIL)) \((?P<detail>.*)\), but should be (?P<should>.+)"
+)
+
+
+def _says(stderr: str, headline: str) -> bool:
+    """Whether a plain test's failure says the lesson's headline: word for
+    word, or with only the observed detail differing where the detail
+    quotes the learner's own environment (a learner who expands `~` reads
+    their own HOME, the judge's worker another), the check, its verdict and
+    what it should have been the same."""
+    if f"AssertionError: {headline}" in stderr:
+        return True
+    told = _GOT.fullmatch(headline)
+    if told is None:
+        return False
+    return any(
+        (seen := _GOT.fullmatch(line.removeprefix("AssertionError: "))) is not None
+        and seen["got"] == told["got"]
+        and seen["should"] == told["should"]
+        and seen["detail"].split(":")[0] == told["detail"].split(":")[0]
+        for line in stderr.splitlines()
+        if line.startswith("AssertionError: got ")
+    )
+
+
 def test_every_planted_wrong_verdict_is_told_small_and_its_test_says_the_lesson(
     tmp_path: Path,
 ):
@@ -225,7 +253,7 @@ def test_every_planted_wrong_verdict_is_told_small_and_its_test_says_the_lesson(
         script = tmp_path / f"test_{bug.name.replace('-', '_')}.py"
         script.write_text(failure.reproduce, encoding="utf-8")
         ran = _plain_python(script, tmp_path)
-        if f"AssertionError: {failure.headline}" not in ran.stderr:
+        if not _says(ran.stderr, failure.headline):
             wrong[bug.name] = f"{failure.headline!r} not in {ran.stderr[-600:]!r}"
         script.write_text(_repointed(clean, "hardened", failure))
         ran = _plain_python(script, tmp_path)
@@ -471,12 +499,12 @@ def test_a_reduction_keeps_nothing_the_target_does_not_get_wrong(monkeypatch):
     calls = []
     real = reduce._misjudges
 
-    def counted(target, candidate, seen):
+    def counted(target, candidate, seen, rows_of):
         calls.append(candidate)
-        return real(target, candidate, seen)
+        return real(target, candidate, seen, rows_of)
 
     monkeypatch.setattr(reduce, "_misjudges", counted)
-    assert reduce.reduced(load_target(), seen, tries=5) is None
+    assert reduce.reduced(load_target(), seen, fresh_rows, tries=5) is None
     assert 1 <= len(calls) <= 5
     assert all(c.receipts and c.receipts[-1] == world.receipts[-1] for c in calls)
 
