@@ -165,10 +165,13 @@ def test_links_left_by_learner_code_change_nothing_outside(tmp_path: Path) -> No
     assert finished.returncode != 0
 
 
-#: Planted at the top of evaluate_run: try to write in the worlds' folder and
-#: to move the folder holding this world's tree (put back if it moved), then
-#: raise saying how each went. The worlds' folder is found from the tree
-#: (worlds/<tree's folder>/w/...): nothing in the worker's environment names it.
+#: Planted in evaluate_run once its arguments are checked: try to write in
+#: the worlds' folder and to move the folder holding this world's tree (put
+#: back if it moved), then raise saying how each went. The worlds' folder is
+#: found from the tree (worlds/<tree's folder>/w/...): nothing in the worker's
+#: environment names it. After the evaluator's own argument checks, so a
+#: wrong argument is refused as the contract says: a learner's raises are one
+#: lesson, shown by its first example, and that must be an attempt's.
 _MOVES = (
     "    import os as _os\n"
     "    _said = {}\n"
@@ -194,9 +197,8 @@ _MOVES = (
     "    raise RuntimeError(f'ATTEMPTS {sorted(_said.items())}')\n"
 )
 
-_BODY = (
-    '    """Check ``run`` against ``case``: final, files, results, receipts,'
-    ' in order."""\n'
+_CHECKED = (
+    "    _validate_case(case)  # again: a frozen case can still be altered by force\n"
 )
 
 
@@ -207,8 +209,8 @@ def test_the_folders_holding_the_trees_are_not_the_workers(tmp_path: Path) -> No
     folder = learner_folder(tmp_path, "moves")
     module = folder / "evaluation.py"
     source = module.read_text(encoding="utf-8")
-    assert source.count(_BODY) == 1, "evaluate_run's docstring moved"
-    module.write_text(source.replace(_BODY, _BODY + _MOVES), encoding="utf-8")
+    assert source.count(_CHECKED) == 1, "evaluate_run's argument checks moved"
+    module.write_text(source.replace(_CHECKED, _CHECKED + _MOVES), encoding="utf-8")
     report = tmp_path / "report.json"
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     environment.pop("PYTHONPATH", None)

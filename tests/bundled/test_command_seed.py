@@ -40,9 +40,18 @@ import re as _re
 import dataclasses as _dataclasses
 import stat as _stat
 
-# Anchored at a word's start: unanchored, a long word with no tree in it (a
-# drawn file of 96 KB) is rescanned from every position, quadratic.
-_TREE = _re.compile(r"(?<![^\s'\"])[^\s'\"]*/day7-(?:assets-)?[a-z0-9_]{8}")
+# A world's tree is a fresh temporary folder holding `w` (tempfile's "tmp"
+# and eight letters, then /w), the assets' folder "assets-" and eight, as
+# any learner sees them in the paths it is given: nothing names the judge.
+# The first such folder of a word: the folders above it (the scratch
+# directory may be a temporary folder too) are part of it, a drawn name
+# inside it is not. Anchored at a word's start: unanchored, a long word with
+# no tree in it (a drawn file of 96 KB) is rescanned from every position,
+# quadratic.
+_TREE = _re.compile(
+    r"(?<![^\s'\"])[^\s'\"]*?"
+    r"/(?:tmp[a-z0-9_]{8}(?=/w(?![^\s'\"/]))|assets-[a-z0-9_]{8}(?![^\s'\"/]))"
+)
 # The workspace root is padded to a fixed length (judge/evidence.py): its
 # dashes depend on where the tree is.
 _PADDED = _re.compile(r"/ws-+")

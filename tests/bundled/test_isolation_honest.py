@@ -227,15 +227,35 @@ def private_venv(base: Path) -> Path:
 
 #: Appended to each module of the folder, guarded (a failed attempt leaves
 #: the learner's own names): the judge's own evaluator's module of that name,
-#: from the venv's packages (the path as the teacher's install has it),
-#: re-exported over the learner's.
+#: run from the venv's packages (the path as the teacher's install has it)
+#: and re-exported over the learner's. Its source is read and run under a
+#: name of the learner's (`_lent`, no file), as a learner could: a plain
+#: import would show the module's file, refused as borrowed:evaluator in
+#: every mode (test_not_for_grading.py); what this borrower gets is all a
+#: readable install lends, and only a private one keeps from it.
 BORROW = """\
 try:
-    import sys as _s
-    _s.path[:0] = [{site!r}]
-    from evaluator import {module} as _e
+    import importlib as _i, importlib.abc as _abc, importlib.util as _u
+    import os as _o, sys as _s
+
+    class _Lender(_abc.MetaPathFinder, _abc.Loader):
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] != "_lent":
+                return None
+            return _u.spec_from_loader(name, self, is_package=name == "_lent")
+
+        def exec_module(self, module):
+            stem = module.__name__.partition(".")[2] or "__init__"
+            source = _o.path.join({site!r}, "evaluator", stem + ".py")
+            with open(source, encoding="utf-8") as _f:
+                code = compile(_f.read(), "<lent>", "exec")
+            exec(code, module.__dict__)
+
+    if not any(type(f).__name__ == "_Lender" for f in _s.meta_path):
+        _s.meta_path.insert(0, _Lender())
+    _e = _i.import_module("_lent.{module}")
     globals().update({{n: getattr(_e, n) for n in dir(_e) if not n.startswith("__")}})
-    print("BORROWED", _e.__file__, flush=True)
+    print("BORROWED", _e.__name__, flush=True)
 except BaseException as _error:
     print("NOT BORROWED", type(_error).__name__, flush=True)
 """
