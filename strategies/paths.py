@@ -144,7 +144,19 @@ def foreign_readings(parts: tuple[str, ...]) -> tuple[str, ...]:
     ]
     if not re.match(r"[A-Za-z]:", parts[-1]):  # a colon after a drive is no stream
         readings.append(re.sub(r":[^/]*$", "", slashed))
-    return tuple(dict.fromkeys(r for r in readings if r and r != path))
+    return tuple(dict.fromkeys(r for r in readings if _beside(r, path)))
+
+
+def _beside(reading: str, path: str) -> bool:
+    """Whether a reading is a file that can lie beside `path`: a clean
+    relative path (names drawn from any character can read as `a/`, `a//b`
+    or `a/../b`), neither one of `path`'s folders nor below it."""
+    names = reading.split("/")
+    return (
+        all(name not in ("", ".", "..") for name in names)
+        and not f"{path}/".startswith(f"{reading}/")
+        and not reading.startswith(f"{path}/")
+    )
 
 
 def _long(draft: PathDraft, index: int, variant: int) -> tuple[str, ...]:

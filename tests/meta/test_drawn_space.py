@@ -9,12 +9,24 @@ against the rule on drawn values, so a world whose truth is computed wrongly
 
 from __future__ import annotations
 
+import os
 import posixpath
+import tempfile
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from strategies.draw import _OFFSETS, _WIDE, NAMES, _across, texts, worlds
+from strategies.draw import (
+    _OFFSETS,
+    _WIDE,
+    NAMES,
+    PATH_DRAFTS,
+    _across,
+    texts,
+    worlds,
+)
+from strategies.files import file_path
+from strategies.paths import PathDraft, foreign_readings
 from strategies.receipts import ReceiptFact, mismatches, receipt_expectation
 from strategies.world import world_events
 
@@ -70,3 +82,29 @@ def test_facts_are_kept_apart_and_events_numbered_as_drawn(world) -> None:
     assert [e.step for e in events] == [
         first + (n // share if share else 0) for n in range(len(events))
     ]
+
+
+@example(PathDraft(("0",), ":", ""), 0, 1)  # C:0/:0 read as C:0/ (seed 534923919)
+@given(PATH_DRAFTS, st.integers(0, 9), st.integers(0, 63))
+def test_a_foreign_paths_readings_lie_beside_it_on_disk(
+    draft: PathDraft, index: int, variant: int
+) -> None:
+    """A path another system reads otherwise (a backslash, a drive, a stream)
+    and each of its readings can all be laid out in one tree: every reading
+    is a clean relative path, neither one of the path's folders nor below it.
+
+    Task 2 (file evidence): the builder lays the readings beside the file, so
+    a reading that is the file's own folder (`C:0/:0` read as `C:0/`) would
+    make the world impossible to build, and the judge would blame the learner
+    for its own tree."""
+    parts = file_path("name_foreign_beside_converted", draft, index, variant).parts
+    path = "/".join(parts)
+    with tempfile.TemporaryDirectory() as scratch:
+        for each in (path, *foreign_readings(parts)):
+            at = os.path.join(scratch, each)
+            os.makedirs(os.path.dirname(at), exist_ok=True)
+            with open(at, "x", encoding="utf-8") as made:
+                made.write(each)
+        for each in (path, *foreign_readings(parts)):
+            with open(os.path.join(scratch, each), encoding="utf-8") as laid:
+                assert laid.read() == each
