@@ -673,7 +673,7 @@ def _assemble(
 _PADDINGS = st.builds(
     lambda roll, count: count if roll == 0 else 0,
     st.integers(0, 19),
-    st.integers(1000, 2500) | st.sampled_from((1000, 1024)),
+    st.integers(1000, 1100) | st.sampled_from((1000, 1024)),
 )
 # The first step (1, 0, below 0 or far off) and how many events share each
 # step (one, two, all of them, or any few): the contract's `step: int`.
