@@ -31,6 +31,7 @@ from day7_verify.reports._junit import junit_xml
 from day7_verify.reports._report import ClassReport, LearnerVerdict, lesson
 from day7_verify.reports._safe import data_text, terminal_text
 from day7_verify.reports._text import class_lines, heredoc_end, learner_lines, runnable
+from judge.lessons import PLAIN_MARK
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -391,8 +392,15 @@ def test_a_hostile_class_gets_every_report_and_a_safe_terminal(tmp_path: Path):
             text=True,
             timeout=120,
         )
-        assert ran.returncode == 0, ran.stderr
-        assert re.match("(# world\n)?evaluation: ", ran.stdout)
+        if snippet.startswith(PLAIN_MARK):
+            # A plain test reproduces its lesson: it fails with the lesson's
+            # own words, having built its world and called the learner's code.
+            lesson = ran.stderr.strip().splitlines()[-1]
+            assert ran.returncode == 1, ran.stderr
+            assert lesson.startswith("AssertionError: got "), ran.stderr
+        else:
+            assert ran.returncode == 0, ran.stderr
+            assert re.match("(# world\n)?evaluation: ", ran.stdout)
     for where in (tmp_path, elsewhere, cohort, ROOT):
         assert not list(where.glob("MARK-*")), where
     assert shlex.quote(str(ROOT)) in runnable(snippets[0])

@@ -166,9 +166,21 @@ def test_a_borrower_judged_by_the_command_is_refused(tmp_path: Path) -> None:
     installation is in reach), a learner re-exporting the judge's evaluator
     fails: its reports are refused as borrowed, and the report says the run
     is not for grading anyway."""
-    from _command_learners import ROOT, borrowing_folder
+    from _command_learners import borrowing_folder
 
-    folder = borrowing_folder(tmp_path, "agent", ROOT)
+    # Where the command itself imports the evaluator from: the checkout in a
+    # development venv, the installed wheel under tox. A learner borrows
+    # from the judge's own installation, wherever it is.
+    where = subprocess.run(
+        [sys.executable, "-c", "import evaluator; print(evaluator.__file__)"],
+        cwd=tmp_path,
+        env=command_environment(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    site = Path(where.stdout.strip()).parent.parent
+    folder = borrowing_folder(tmp_path, "agent", site)
     out = tmp_path / "r.json"
     done = subprocess.run(
         [sys.executable, "-m", "day7_verify", str(folder), "--isolation", "process"]
