@@ -522,13 +522,7 @@ def lesson_test(
             "import types",
             "from pathlib import Path",
             "",
-            f"FOLDER = {folder_line(folder)!r}  # your agent folder",
-            "",
-            "# Your folder as a package of its own: its __init__.py (which imports",
-            "# MLX in a course checkout) is not run, only the modules used below.",
-            f"_package = types.ModuleType({_PACKAGE!r})",
-            "_package.__path__ = [str(Path(FOLDER).resolve())]",
-            f"sys.modules.setdefault({_PACKAGE!r}, _package)",
+            *_loading(folder),
             *imports,
             "",
             "",
@@ -570,13 +564,7 @@ def _header(name: str, says: str, folder: str, names_used: str) -> list[str]:
         "import types",
         "from pathlib import Path",
         "",
-        f"FOLDER = {folder_line(folder)!r}  # your agent folder",
-        "",
-        "# Your folder as a package of its own: its __init__.py (which imports",
-        "# MLX in a course checkout) is not run, only the modules used below.",
-        f"_package = types.ModuleType({_PACKAGE!r})",
-        "_package.__path__ = [str(Path(FOLDER).resolve())]",
-        f"sys.modules.setdefault({_PACKAGE!r}, _package)",
+        *_loading(folder),
         *imports,
     ]
 
@@ -697,3 +685,16 @@ def acceptance_test(
             *_footer(name, steps),
         ]
     )
+
+
+def _loading(folder: str) -> list[str]:
+    """The lines that load a learner's folder as a package of its own."""
+    return [
+        f"FOLDER = {folder_line(folder)!r}  # your agent folder",
+        "",
+        "# Your folder as a package of its own: its __init__.py (which imports",
+        "# MLX in a course checkout) is not run, only the modules used below.",
+        f"_package = types.ModuleType({_PACKAGE!r})",
+        "_package.__path__ = [str(Path(FOLDER).resolve())]",
+        f"sys.modules.setdefault({_PACKAGE!r}, _package)",
+    ]
