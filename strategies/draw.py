@@ -669,9 +669,13 @@ def _assemble(
 
 
 # A long run one world in twenty: a thousand events and more (past the
-# recursion limit of a search by recursion).
+# recursion limit of a search by recursion). The long roll is the highest,
+# not 0: Hypothesis draws an integer's lowest value (its shrink target) in
+# nearly half of a world's draws, which made half the worlds long and each
+# costs some fifty times a short one. A written world of thousands of events
+# (`tests/invariants/_written_worlds.py`) meets every seed.
 _PADDINGS = st.builds(
-    lambda roll, count: count if roll == 0 else 0,
+    lambda roll, count: count if roll == 19 else 0,
     st.integers(0, 19),
     st.integers(1000, 1100) | st.sampled_from((1000, 1024)),
 )

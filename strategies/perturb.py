@@ -11,7 +11,9 @@ twice has two), and every other check must stay as it was, detail included.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from hypothesis import strategies as st
@@ -48,44 +50,53 @@ def perturbations(world: World) -> list[Perturbation]:
 
     Simplest first: the final's, then the files', results' and receipts'.
     """
+    return [Perturbation(*head, world=make()) for *head, make in _changes(world)]
+
+
+_Change = tuple[str, str, tuple[int, ...], Callable[[], World]]
+
+
+def _changes(world: World) -> list[_Change]:
+    """Each perturbation's name, what it changes, its checks, and how to make
+    its world: made only when chosen, for a world works out its blueprint
+    when made, and a draw keeps one perturbation of dozens."""
     if world.plan is not None:
         return [
-            Perturbation(wrong.label, "case", (wrong.index,), wrong.world)
+            (wrong.label, "case", (wrong.index,), partial(_given, wrong.world))
             for wrong in wrong_facts(world)
         ]
     at = check_positions(world)
-    found: list[Perturbation] = []
-    for words, changes, final in final_changes(world.final):
-        found.append(
-            Perturbation(
-                f"final: {words}",
-                changes,
-                at["final", 0],
-                replace(world, final=final),
-            )
+    found: list[_Change] = [
+        (
+            f"final: {words}",
+            changes,
+            at["final", 0],
+            partial(replace, world, final=final),
         )
+        for words, changes, final in final_changes(world.final)
+    ]
     for i, fact in enumerate(world.files):
         if FILE_KINDS[fact.kind].own_path:
             continue  # its path depends on its kind: another kind renames the check
-        for words, changes, changed in file_perturbations(fact):
-            found.append(
-                Perturbation(
-                    f"file {fact.path}: {words}",
-                    changes,
-                    at["file", i],
-                    replace(world, files=_swap(world.files, i, changed)),
-                )
+        found.extend(
+            (
+                f"file {fact.path}: {words}",
+                changes,
+                at["file", i],
+                partial(replace, world, files=_swap(world.files, i, changed)),
             )
+            for words, changes, changed in file_perturbations(fact)
+        )
     for i, result in enumerate(world.results):
-        for words, changes, changed in result_changes(result):
-            found.append(
-                Perturbation(
-                    f"result {result.tool} {result.marker}: {words}",
-                    changes,
-                    at["result", i],
-                    replace(world, results=_swap(world.results, i, changed)),
-                )
+        found.extend(
+            (
+                f"result {result.tool} {result.marker}: {words}",
+                changes,
+                at["result", i],
+                partial(replace, world, results=_swap(world.results, i, changed)),
             )
+            for words, changes, changed in result_changes(result)
+        )
     for i, receipt in enumerate(world.receipts):
         options = receipt_changes(receipt)
         options.append(
@@ -95,16 +106,20 @@ def perturbations(world: World) -> list[Perturbation]:
                 replace(receipt, stored="absent"),
             )
         )
-        for name, changes, changed_receipt in options:
-            found.append(
-                Perturbation(
-                    f"receipt {receipt.call_id}: {name}",
-                    changes,
-                    at["receipt", i],
-                    replace(world, receipts=_swap(world.receipts, i, changed_receipt)),
-                )
+        found.extend(
+            (
+                f"receipt {receipt.call_id}: {name}",
+                changes,
+                at["receipt", i],
+                partial(replace, world, receipts=_swap(world.receipts, i, changed)),
             )
+            for name, changes, changed in options
+        )
     return found
+
+
+def _given(world: World) -> World:
+    return world
 
 
 @st.composite
@@ -113,4 +128,5 @@ def perturbed_worlds(
 ) -> tuple[World, Perturbation]:
     """A passing world and one of its single-fact perturbations."""
     world = draw(bases)
-    return world, draw(st.sampled_from(perturbations(world)))
+    *head, make = draw(st.sampled_from(_changes(world)))
+    return world, Perturbation(*head, world=make())
