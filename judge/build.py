@@ -38,6 +38,7 @@ The tree, under one fresh directory:
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -51,7 +52,7 @@ from judge.built import Built, refusing, scratch_parent
 from judge.calls import substrate_lesson
 from judge.evidence import EventSpec, World, evidence
 from judge.layout import lay_out
-from judge.lessons import InvariantFailure
+from judge.lessons import InvariantFailure, JudgeFault
 from judge.play import play_plan
 from judge.steps import (
     add_case,
@@ -66,6 +67,9 @@ from judge.store import finish_log
 
 __all__ = ["build_in", "materialise"]
 
+# A full scratch: its space is shared with the folder's code, which may fill it.
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
 
 def build_in(
     world: World, target: Any, tree: Path, *, events: Sequence[EventSpec] | None = None
@@ -76,13 +80,20 @@ def build_in(
     Raises InvariantFailure, about the substrate, when the target cannot
     build it.
     """
-    made = evidence(world, tree, events)
-    root = tree / made.root
-    root.mkdir(parents=True)
-    built = Built(made, tree, root)
+    try:
+        made = evidence(world, tree, events)
+        root = tree / made.root
+        root.mkdir(parents=True)
+        built = Built(made, tree, root)
+        built.secrets.extend(lay_out(tree, made.files).secrets)
+    except Exception as error:
+        if isinstance(error, OSError) and error.errno in _FULL:
+            raise  # the scratch the folder's code shares is full: not the judge's
+        # Nothing of the folder has run on this world yet: a world the judge
+        # cannot make is its own fault, never the folder's FAIL.
+        raise JudgeFault("lay out this world's files", error) from error
     log, play = made.log, made.play
     try:
-        built.secrets.extend(lay_out(tree, made.files).secrets)
         remote.give_to_worker(tree)
         # A drawn world is one request, not one per constructor: the policy,
         # the store and its receipts (the store writes the log), the

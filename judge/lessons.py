@@ -39,6 +39,7 @@ __all__ = [
     "TOPICS",
     "CallAborted",
     "InvariantFailure",
+    "JudgeFault",
     "fail",
     "folder_line",
     "headline_of",
@@ -47,7 +48,15 @@ __all__ = [
 
 #: What a lesson is about; the command that runs the suite for a class maps
 #: them to a learner's status.
-TOPICS: tuple[str, ...] = ("surface", "substrate", "hang", "memory", "crash", "day7")
+TOPICS: tuple[str, ...] = (
+    "surface",
+    "substrate",
+    "hang",
+    "memory",
+    "crash",
+    "day7",
+    "judge",
+)
 
 
 class _Lesson:
@@ -228,6 +237,20 @@ class CallAborted(_Lesson, BaseException):
                 cause=cause,
             )
         )
+
+
+class JudgeFault(BaseException):
+    """The judge's own failure: a world it could not make, before any code of
+    the folder saw it. Never a verdict on the folder: the test stops (a
+    BaseException, as CallAborted, so Hypothesis neither shrinks nor replays
+    it), its invariant is incomplete, and the learner's status is `error`
+    unless some invariant failed on its own."""
+
+    def __init__(self, what: str, error: BaseException) -> None:
+        self.what = what
+        name, text = type(error).__name__, str(error).strip().splitlines()
+        self.error = f"{name}: {text[0]}" if text else name
+        super().__init__(f"the judge could not {what} ({self.error})")
 
 
 #: The most a lesson's world shows: lines, and characters in all. A drawn

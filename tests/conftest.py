@@ -45,7 +45,7 @@ from hypothesis import settings
 from hypothesis.errors import InvalidArgument
 
 from judge.calls import timed_out
-from judge.lessons import CallAborted, InvariantFailure
+from judge.lessons import CallAborted, InvariantFailure, JudgeFault
 from judge.limits import CALL_SECONDS, CallLimits, use_call_limits
 from judge.ordering import rank
 from judge.parts import assign, parse_part
@@ -428,6 +428,8 @@ def _lesson(error: BaseException, invariant: str, test: str) -> dict[str, Any]:
     if isinstance(error, (InvariantFailure, CallAborted)) and callable(as_dict):
         fields = as_dict()
         fields["invariant"] = invariant
+    elif isinstance(error, JudgeFault):
+        fields = _judge_fault(error, invariant)
     else:
         fields = {
             "invariant": invariant,
@@ -450,6 +452,27 @@ def _lesson(error: BaseException, invariant: str, test: str) -> dict[str, Any]:
     return {**fields, "test": test, "example": notes}
 
 
+def _judge_fault(error: JudgeFault, invariant: str) -> dict[str, Any]:
+    """A world the judge could not make: its own fault, said as such."""
+    return {
+        "invariant": invariant,
+        "headline": f"day7-verify failed, not the folder: it could not {error.what}",
+        "world": "",
+        "expected": f"the judge makes every world it draws, and {invariant} is judged",
+        "observed": f"{error.error}, before any code of the folder ran on it",
+        "hint": "no verdict on this invariant: judge the folder again (its seed"
+        " line draws the same worlds), and report the line above with that"
+        " seed to day7-verify's maintainers",
+        "topic": "judge",
+        "reproduce": "",
+        "cause": "judge:fault",
+    }
+
+
+def _judge_faults_only(lessons: list[dict[str, Any]]) -> bool:
+    return bool(lessons) and all(item.get("topic") == "judge" for item in lessons)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -468,6 +491,10 @@ def pytest_runtest_makereport(
     return report
 
 
+#: A test's outcome when only the judge's own fault stopped it (JudgeFault).
+JUDGE_FAULT = "judge fault"
+
+
 @dataclass
 class Invariant:
     name: str
@@ -479,7 +506,8 @@ class Invariant:
     @property
     def status(self) -> str:
         """FAIL once any test failed (a proven fact, even in a stopped run);
-        else INCOMPLETE while any test has not run to its end; else SKIP or PASS."""
+        else INCOMPLETE while any test has not run to its end or stopped on
+        the judge's own fault; else SKIP or PASS."""
         outcomes = {
             outcome
             for nodeid, outcome in self.tests.items()
@@ -487,7 +515,7 @@ class Invariant:
         }
         if "failed" in self.tests.values():
             return "FAIL"
-        if self.unfinished:
+        if self.unfinished or JUDGE_FAULT in outcomes:
             return "INCOMPLETE"
         if outcomes <= {"skipped"}:
             return "SKIP"
@@ -545,7 +573,9 @@ class Outcomes:
         invariant = self._invariant(record["invariant"], record["statement"])
         previous = invariant.tests.get(report.nodeid)
         if report.failed:
-            outcome = "failed"
+            # Stopped only by the judge's own fault: no verdict either way.
+            faults = _judge_faults_only(record["lessons"])
+            outcome = JUDGE_FAULT if faults else "failed"
             invariant.lessons.extend(record["lessons"])
         elif report.skipped:
             outcome = "skipped"
@@ -553,7 +583,9 @@ class Outcomes:
             outcome = "passed"
         # A failure in any phase (setup, call, teardown) is the test's outcome.
         if previous in (None, "not run") or (
-            previous != "failed" and not (previous == "skipped" and outcome == "passed")
+            previous != "failed"
+            and not (previous == "skipped" and outcome == "passed")
+            and not (previous == JUDGE_FAULT and outcome != "failed")
         ):
             invariant.tests[report.nodeid] = outcome
 
@@ -612,7 +644,10 @@ class Outcomes:
         counted = [i for i in invariants if i.status != "SKIP"]
         holding = [i for i in counted if i.status == "PASS"]
         complete = not self.interrupted and not unfinished
-        if not complete:
+        faulted = [i.name for i in counted if i.status == "INCOMPLETE"]
+        if not complete or (faulted and not any(i.status == "FAIL" for i in counted)):
+            # Stopped, or some invariant judged neither way by the judge's
+            # own fault and none failed: no verdict on the folder.
             verdict = "INCOMPLETE"
         elif len(holding) == len(counted):
             verdict = "PASS"
@@ -627,6 +662,7 @@ class Outcomes:
             "holding": len(holding),
             "counted": len(counted),
             "failing": sum(i.status == "FAIL" for i in invariants),
+            "judge_faults": faulted if complete else [],
             "target": target.label if target else None,
             "level": target.level if target else None,
             "missing": list(target.missing) if target else [],
@@ -700,6 +736,9 @@ def _headline_line(summary: dict[str, Any]) -> str:
         if summary["failing"]:
             failing = summary["failing"]
             why.append(f"{failing} invariant{'s' * (failing != 1)} failed before that")
+        if summary.get("judge_faults"):
+            names = ", ".join(summary["judge_faults"])
+            why.append(f"the judge's own fault left {names} unjudged")
         return f"verification: INCOMPLETE ({'; '.join(why) or 'interrupted'})"
     if verdict == "PASS":
         if summary["counted"] == 0:

@@ -27,7 +27,7 @@ from day7_verify.reports._causes import told
 from day7_verify.reports._evidence import Progress
 from day7_verify.reports._report import LearnerVerdict, lesson
 from day7_verify.reports._score import GROUPS, made_groups
-from judge.ordering import invariants_at, rank
+from judge.ordering import INVARIANT_ORDER, invariants_at, rank
 
 __all__ = ["OUTSIDE_WRITES", "Limits", "at_level", "classify", "counted", "output_tail"]
 
@@ -129,6 +129,14 @@ def classify(
     return _judged(result, base)
 
 
+def _judge_faults(summary: Mapping[str, Any]) -> list[str]:
+    faults = summary.get("judge_faults")
+    if not isinstance(faults, list):
+        return []
+    # Names the suite has, nothing else: the summary is data.
+    return [name for name in INVARIANT_ORDER if name in faults]
+
+
 def _checks_made(result: Mapping[str, Any] | None) -> tuple[str, ...] | None:
     summary = (result or {}).get("summary")
     made = made_groups(summary.get("probe") if isinstance(summary, dict) else None)
@@ -158,6 +166,16 @@ def _judged(result: Mapping[str, Any], base: dict[str, Any]) -> LearnerVerdict:
         and len(judged) > 1
     ):
         status, detail = "pass", f"all {len(judged)} invariants hold"
+    elif verdict == "INCOMPLETE" and not writes and _judge_faults(summary):
+        # Every test ran, none failed, and the judge could not make some
+        # world itself: no verdict on the folder, and never its FAIL.
+        faults = _judge_faults(summary)
+        status, detail = (
+            "error",
+            f"day7-verify's own fault left {len(faults)} invariant"
+            f"{'s' * (len(faults) != 1)} unjudged ({', '.join(faults)}):"
+            " not a verdict on the folder",
+        )
     elif verdict in ("PASS", "FAIL", "INCOMPLETE"):
         status, detail = "fail", f"{holding} of {len(judged)} invariants hold"
         if verdict == "PASS" and not writes:

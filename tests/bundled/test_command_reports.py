@@ -165,6 +165,29 @@ def test_a_passing_summary_is_not_a_pass_when_anything_else_went_wrong(fields, s
     assert verdict.status == status, verdict.detail
 
 
+@pytest.mark.parametrize("beside", ["PASS", "FAIL"])
+def test_an_invariant_the_judges_own_fault_left_unjudged_is_an_error_not_a_fail(
+    beside: str,
+):
+    """The suite's INCOMPLETE with `judge_faults` (the judge could not make a
+    world) is the learner's `error`, naming the judge, never `fail`; beside a
+    real FAIL it is that `fail`, the faulted invariant still `incomplete`."""
+    summary = _summary({**dict.fromkeys(NAMES, "PASS"), "truth": "INCOMPLETE"})
+    summary["invariants"][1]["status"] = beside  # report-shape
+    summary["verification"] = "FAIL" if beside == "FAIL" else "INCOMPLETE"
+    summary["judge_faults"] = ["truth", "<b>not an invariant</b>"]
+    verdict = _classify(result=_result(summary, exit_code=1))
+    assert dict(verdict.invariants)["truth"] == "incomplete"
+    if beside == "FAIL":
+        assert verdict.status == "fail"
+        return
+    assert verdict.status == "error"
+    assert verdict.detail == (
+        "day7-verify's own fault left 1 invariant unjudged (truth): not a verdict"
+        " on the folder"
+    )
+
+
 def test_no_result_is_never_a_pass_whatever_the_exit_status():
     """os._exit(0): exit status 0 and no result is a crash that names the test."""
     verdict = _classify(finished=_finished(0), progress=_progress(running="t::truth"))

@@ -12,6 +12,7 @@ evidence: these tests hold the builder to it.
 from __future__ import annotations
 
 import ast
+import errno
 import os
 import stat
 import tempfile
@@ -23,11 +24,13 @@ from typing import Any
 import pytest
 from _written_worlds import EXAMPLE_WORLDS, TRAP_WORLDS
 
+import judge.build
 import judge.evidence
 import judge.nodes
 from judge import safefs
 from judge.build import materialise
 from judge.evidence import evidence
+from judge.lessons import JudgeFault
 from judge.target import load_target
 from strategies.plans import WRITTEN_WORLDS
 
@@ -177,3 +180,34 @@ def test_the_builder_lays_out_exactly_the_evidence() -> None:
                         assert info.st_size == node.size
             secrets = [n for n in made.files if n.secret]
             assert built.secrets == [built.tree.joinpath(*n.parts) for n in secrets]
+
+
+@pytest.mark.parametrize(
+    ("raised", "fault"),
+    [
+        (OSError(errno.EINVAL, "Invalid argument"), True),
+        (ValueError("unknown node 'cloud'"), True),
+        (OSError(errno.ENOSPC, "No space left on device"), False),
+    ],
+    ids=["einval", "judge-bug", "scratch-full"],
+)
+def test_a_world_the_judge_cannot_lay_out_is_its_own_fault(
+    monkeypatch: pytest.MonkeyPatch, raised: Exception, fault: bool
+) -> None:
+    """Laying a world out happens before any code of the folder sees it: what
+    goes wrong there is a JudgeFault (no verdict, never the folder's FAIL),
+    except a full scratch, whose space the folder's code shares."""
+
+    def lay_out(*_: Any) -> Any:
+        raise raised
+
+    monkeypatch.setattr(judge.build, "lay_out", lay_out)
+    world = EXAMPLE_WORLDS["everything at once"]
+    with pytest.raises(JudgeFault if fault else OSError) as caught:
+        with materialise(world, load_target()):
+            pass
+    if fault:
+        assert caught.value.what == "lay out this world's files"
+        assert caught.value.__cause__ is raised
+    else:
+        assert caught.value is raised

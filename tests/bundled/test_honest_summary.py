@@ -421,3 +421,67 @@ def test_a_lesson_shows_how_to_reproduce_it_and_its_topic(
     )
     topics = {lesson["invariant"]: lesson["topic"] for lesson in summary["lessons"]}
     assert topics == {"surface": "surface", "truth": "memory"}
+
+
+FAULTS = """
+    import errno
+    import pytest
+    from hypothesis import given, strategies as st
+    from judge.lessons import JudgeFault
+
+    @pytest.mark.invariant("surface")
+    def test_holds():
+        '''The first one.'''
+
+    @pytest.mark.invariant("truth")
+    @given(st.integers(0, 9))
+    def test_the_judge_fails(n):
+        '''The judge cannot make the fifth world.'''
+        if n == 5:
+            raise JudgeFault(
+                "lay out this world's files", OSError(errno.EINVAL, "bad name")
+            )
+
+    @pytest.mark.invariant("read-only")
+    def test_fails(target):
+        '''The third one, {fails}.'''
+        assert {holds}, "the folder's own wrong verdict"
+"""
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["alone", "beside-a-fail"])
+def test_a_world_the_judge_cannot_make_is_never_the_folders_fail(
+    pytester: pytest.Pytester, session: Path, fails: bool
+) -> None:
+    """A JudgeFault (a world the judge could not make, before the folder's code
+    ran on it) leaves its invariant INCOMPLETE, never FAIL: alone, the
+    verdict is INCOMPLETE, with the judge named as the cause; beside a real
+    failure, the verdict is that FAIL, still without counting the fault."""
+    write(
+        session,
+        FAULTS.format(
+            fails="failing" if fails else "holding", holds="False" if fails else "True"
+        ),
+    )
+    result, summary = summary_of(pytester)
+    assert statuses(summary) == {
+        "surface": "PASS",
+        "truth": "INCOMPLETE",
+        "read-only": "FAIL" if fails else "PASS",
+    }
+    fault = next(item for item in summary["lessons"] if item["invariant"] == "truth")
+    assert fault["topic"] == "judge"
+    assert fault["headline"] == (
+        "day7-verify failed, not the folder: it could not lay out this world's files"
+    )
+    assert "OSError: [Errno 22] bad name" in fault["observed"]
+    assert summary["complete"] is True
+    if fails:
+        assert (summary["verification"], summary["failing"]) == ("FAIL", 1)
+        assert summary["judge_faults"] == ["truth"]
+    else:
+        assert summary["verification"] == "INCOMPLETE"
+        assert summary["judge_faults"] == ["truth"]
+        result.stdout.fnmatch_lines(
+            ["verification: INCOMPLETE (the judge's own fault left truth unjudged)"]
+        )

@@ -272,7 +272,15 @@ def test_a_long_world_is_cut_in_world_and_whole_in_whole_world() -> None:
 
 def test_a_topic_must_be_one_of_the_known_ones() -> None:
     """An unknown topic is refused when the lesson is made."""
-    assert TOPICS == ("surface", "substrate", "hang", "memory", "crash", "day7")
+    assert TOPICS == (
+        "surface",
+        "substrate",
+        "hang",
+        "memory",
+        "crash",
+        "day7",
+        "judge",
+    )
     with pytest.raises(ValueError, match="topic 'speed' is not one of"):
         fail(world="w", expected="e", observed="o", topic="speed")
 
