@@ -114,9 +114,13 @@ def join_summaries(summaries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     complete = all(s.get("complete") is True for s in summaries)
     holding = sum(int(s.get("holding", 0)) for s in summaries)
     counted = sum(int(s.get("counted", 0)) for s in summaries)
+    failing = sum(int(s.get("failing", 0)) for s in summaries)
+    faults = [name for s in summaries for name in s.get("judge_faults") or []]
     if all(s.get("verification") == "NONE" for s in summaries):
         verdict = "NONE"
-    elif not complete:
+    elif not complete or (faults and not failing):
+        # Some invariant unjudged by the judge's own fault, none failed: no
+        # verdict, as one session would say (tests/conftest.py).
         verdict = "INCOMPLETE"
     else:
         verdict = "PASS" if holding == counted else "FAIL"
@@ -129,7 +133,8 @@ def join_summaries(summaries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         selected=sum(int(s.get("selected", 0)) for s in summaries),
         holding=holding,
         counted=counted,
-        failing=sum(int(s.get("failing", 0)) for s in summaries),
+        failing=failing,
+        judge_faults=sorted(faults, key=rank) if complete else [],
         invariants=invariants,
         lessons=lessons,
         probe=next((s["probe"] for s in summaries if s.get("probe")), None),

@@ -196,14 +196,17 @@ def test_the_parts_of_the_suite_are_the_whole_suite_without_overlap():
 
 # --- the join ---------------------------------------------------------------------
 
-_STATUSES = ("PASS", "FAIL", "SKIP")
+# INCOMPLETE in a complete part: the judge's own fault left it unjudged.
+_STATUSES = ("PASS", "FAIL", "SKIP", "INCOMPLETE")
 
 
 def _summary(invariants: list[tuple[str, str]], complete: bool) -> dict:
     """A part's summary as tests/conftest.py writes it."""
     counted = [(n, s) for n, s in invariants if s != "SKIP"]
     holding = [n for n, s in counted if s == "PASS"]
-    if not complete:
+    faulted = [n for n, s in counted if s == "INCOMPLETE"]
+    failing = any(s == "FAIL" for _, s in counted)
+    if not complete or (faulted and not failing):
         verdict = "INCOMPLETE"
     else:
         verdict = "PASS" if len(holding) == len(counted) else "FAIL"
@@ -217,6 +220,7 @@ def _summary(invariants: list[tuple[str, str]], complete: bool) -> dict:
         "holding": len(holding),
         "counted": len(counted),
         "failing": sum(s == "FAIL" for _, s in invariants),
+        "judge_faults": sorted(faulted, key=rank) if complete else [],
         "target": "folder x",
         "level": "course",
         "missing": [],
@@ -259,12 +263,18 @@ def test_joined_summaries_say_what_one_session_would(statuses, parts, incomplete
         "counted",
         "failing",
         "selected",
+        "judge_faults",
     ):
         assert joined[key] == whole[key], key
     assert joined["invariants"] == whole["invariants"]
     assert joined["lessons"] == whole["lessons"]
     if any(s == "FAIL" for s in statuses) or not whole["complete"]:
         assert joined["verification"] != "PASS"
+    if "INCOMPLETE" in statuses[: len(invariants)]:
+        # The judge's fault is never a pass, and alone never a FAIL.
+        assert joined["verification"] != "PASS"
+        if "FAIL" not in statuses[: len(invariants)]:
+            assert joined["verification"] == "INCOMPLETE"
 
 
 def test_joining_nothing_is_refused():
