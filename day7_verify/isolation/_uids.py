@@ -200,6 +200,35 @@ class Uids:
                 os.close(descriptor)
 
 
+def _running_as(number: int) -> bool:
+    """Whether a live process (not a zombie) runs as uid `number`, as /proc
+    shows to root: every pid namespace's processes are in it too. True where
+    /proc cannot say, so the shell's `kill -1` is tried anyway.
+
+    `kill -1` itself cannot say: it succeeds whenever any other process
+    exists, signalled or not, so its status never told an empty uid.
+    """
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    wanted = str(number).encode()
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as status:
+                lines = status.read().splitlines()
+        except OSError:
+            continue  # it ended while we looked
+        fields = dict(line.partition(b":")[::2] for line in lines)
+        if fields.get(b"State", b"").split()[:1] == [b"Z"]:
+            continue  # dead already: only its parent's wait is left
+        if wanted in fields.get(b"Uid", b"").split():
+            return True
+    return False
+
+
 def end_processes(number: int) -> None:
     """Kill every process running as uid `number` (root only; never uid 0).
 
@@ -213,6 +242,8 @@ def end_processes(number: int) -> None:
     # `kill -1` as root would end every process of the machine.
     script = f'[ "$(id -u)" = {number} ] || exit 3; kill -KILL -1 2>/dev/null'
     for _ in range(20):
+        if not _running_as(number):
+            return  # nothing (left) to signal: no switch, no shell
         done = subprocess.run(
             ["/bin/sh", "-c", script],
             user=number,

@@ -132,6 +132,36 @@ def test_ending_an_ids_processes_spares_every_other_id() -> None:
 
 @pytest.mark.children
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can switch uids")
+def test_an_id_with_nothing_running_is_ended_without_a_shell_and_one_with_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ending an id's processes asks /proc first: an id with none costs no
+    shell (each costs a switch of uid, and every learner's lease ends twice),
+    an id with one costs one, not the twenty `kill -1`'s own status gave."""
+    victim = FIRST + COUNT - 1
+    shells = []
+    real_run = subprocess.run
+
+    def counted(*args, **kwargs):
+        shells.append(args)
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counted)
+    end_processes(victim)
+    assert shells == []
+    left = subprocess.Popen(["sleep", "60"], user=victim, group=victim, extra_groups=[])
+    try:
+        time.sleep(0.2)
+        end_processes(victim)
+        assert left.wait(timeout=10) == -9
+        assert len(shells) == 1
+    finally:
+        left.kill()
+        left.wait()
+
+
+@pytest.mark.children
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can switch uids")
 def test_a_lease_ends_what_the_previous_holder_left_running(tmp_path: Path) -> None:
     uids = Uids(FIRST + COUNT - 1, 1, locks=tmp_path / "locks", taken=set)
     with uids.lease() as uid:
