@@ -229,6 +229,17 @@ def _warm_up() -> None:
     for package in (judge, strategies):
         for module in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
             importlib.import_module(module.name)
+    # The suite's written worlds (hundreds, each working out its blueprint
+    # when made), made once here rather than once a part: the test modules
+    # import them by this name from their own folder, as pytest puts it first
+    # on the path.
+    sys.path.insert(0, str(SUITE / "invariants"))
+    try:
+        importlib.import_module("_written_worlds")
+    except Exception:  # collection imports it again and says what is wrong
+        sys.modules.pop("_written_worlds", None)
+    finally:
+        sys.path.remove(str(SUITE / "invariants"))
 
     once = settings(
         database=None,
