@@ -9,13 +9,12 @@ on such folders are in tests/bundled/test_command_judge.py.
 from __future__ import annotations
 
 import json
-import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
 
 import pytest
-from _command_learners import _EVALUATE_RUN_BODY, IN_EVALUATE_RUN, learner_folder
+from _command_learners import _EVALUATE_RUN_BODY, learner_folder
 from _command_schema import report_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -408,36 +407,18 @@ def test_an_evaluator_that_memorised_the_probe_gains_nothing_under_another_seed(
     assert probe_target(memoriser, 12)["made"] == honest
 
 
-def _one_fact_cheat(tmp_path: Path, name: str) -> Path:
-    """Issue 37, item 4: an evaluator that makes every check where the case
-    holds exactly one file, one result and one receipt (as the probe's
-    worlds once all did) and, elsewhere, the final check only (its
-    final-only twin's code, `IN_EVALUATE_RUN["final-only"]`)."""
-    folder = learner_folder(tmp_path, name)
-    module = folder / "evaluation.py"
-    source = module.read_text(encoding="utf-8")
-    guard = (
-        "    if not (\n"
-        "        isinstance(case, EvaluationCase)\n"
-        "        and len(case.files) == len(case.results) == len(case.receipts) == 1\n"
-        "    ):\n"
-    )
-    final_only = textwrap.indent(IN_EVALUATE_RUN["final-only"], "    ")
-    source = source.replace(_EVALUATE_RUN_BODY, _EVALUATE_RUN_BODY + guard + final_only)
-    module.write_text(source, encoding="utf-8")
-    return folder
-
-
 @pytest.mark.parametrize("seed", [0, 1, 7, 2**40 + 3])
 def test_an_evaluator_honest_only_on_one_fact_a_group_makes_what_its_twin_makes(
     tmp_path: Path, seed: int
 ):
     """Issue 37, item 4: the probe's worlds hold several facts of every group,
-    as the properties' do, so an evaluator that judges only worlds of one
-    fact a group is seen making only what its final-only twin makes, under
+    as the properties' do, so an evaluator that judges only cases of one
+    fact a group (`one-fact-only` in tests/bundled/_command_learners.py)
+    is seen making only what its final-only twin makes, under
     every seed; where the world has one fact a group it makes them all (the
     cheat works, and the probe does not let it)."""
-    cheat = load_target(impl_path=str(_one_fact_cheat(tmp_path, f"cheat-{seed}")))
+    folder = learner_folder(tmp_path, f"cheat-{seed}", "one-fact-only")
+    cheat = load_target(impl_path=str(folder))
     honest = _probe(tmp_path, "final-only", seed=seed)
     assert honest == ["final"]
     assert probe_target(cheat, seed)["made"] == honest
