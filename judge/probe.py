@@ -3,35 +3,51 @@
 An invariant such as read-only or determinism holds for free for checks an
 evaluator never makes, so the score (docs/score.md) gives it credit only for
 the groups (final, files, results, receipts) the evaluator is seen to judge.
-Seen, not guessed: small worlds with one fact of every group, all true, and
-for each group the same world with that group's fact false. The group is
-made when, for some such pair, the report has the group's check, by its
-contract name, and it PASSes on the true world and FAILs on the false one:
-its verdict follows the group's fact. A check that always passes, always
-fails or is missing does no work.
+Seen, not guessed: a world of several facts of every group, all true, and
+for each group the same world with one of that group's facts, picked,
+false. The group is made when, for some such pair, the report has the
+picked fact's own check (by its contract name, and by its place among
+checks of that name: results of one tool share one) and it PASSes on the
+true world and FAILs on the false one: its verdict follows that fact. A
+check that always passes, always fails or is missing does no work; no
+other check is judged here.
 
-The worlds are drawn from the run's seed (`probes`), by the properties' own
-strategy (`strategies.draw.one_of_each`): their paths, texts, markers,
-tools, call ids, exit states, stores and event numbering come from the space
-every property draws from, so nothing in them (a path's shape, say: issue
-37) tells them apart from a property's world. So they are new in every run,
-as the properties' examples are (issue 26: fixed worlds could be recognised
-and answered as the reference would, by an evaluator that judges nothing
-else), and the same given the seed, so a verdict is reproduced with its seed.
+The world is drawn from the run's seed (`probes`), by the properties' own
+strategy (`strategies.draw.several_of_each`: a passing world of two or three
+files, results and receipts beside its final, as `passing_worlds` draws
+them), and so is the fact of each group made false. Its paths, texts,
+markers, tools, call ids, exit states, stores, event numbering and counts
+come from the space every property draws from, so nothing in them tells
+them apart from a property's world (issue 37: digit-less word-list paths
+did, and then one fact of each group did, where the properties draw
+several: an evaluator that made its checks only on such worlds was seen
+making them). So they are new in every run, as the properties' examples are
+(issue 26: fixed worlds could be recognised and answered as the reference
+would, by an evaluator that judges nothing else), and the same given the
+seed, so a verdict is reproduced with its seed. What stays the probe's own:
+every group has two or three facts (a property's world may have none or
+one), and the world has no long run and no evidence crossed into another
+group's place.
 
 Made, not right (issue 25): three shapes of true world are tried, each only
 where the ones before did not show the check made:
 
-- `plain`: every fact the plainest of its group (text among other words, a
-  closing final event after the tool call);
-- `last-event`: the run's one event is the tool call, no final event after
-  it, so a result check that reads only the last event is still seen;
-- `exact`: every substring is its whole text (the final, the tool result,
-  the receipt's result), so a check that compares with `==` where the
-  contract says `in` is still seen.
+- `plain`: every fact as drawn (repeated and shared tools, look-alikes,
+  unrelated events, spelled paths), a closing final event after the tool
+  calls;
+- `last-event`: the drawn facts at their plainest (each result one tool
+  call holding its substring, of a tool of its own, listed once; paths and
+  artifacts spelled plain; every receipt stored; every file empty; no
+  unrelated event), the picked result's tool call the run's last event
+  (that result moved last in the case, no final event after it), so a
+  result check that reads only the last event is still seen, and so is a
+  check spoiled only by some drawn fact, or a case refused for one;
+- `exact`: the same plainest facts, every substring its whole text (the
+  final, each tool result, each receipt's result), so a check that
+  compares with `==` where the contract says `in` is still seen.
 
-Each falsehood is the bluntest of its group (the marker absent, a byte
-changed, the receipt never stored), so a learner with one subtle bug is
+Each falsehood is the bluntest of its group (the marker absent, a byte more
+in the file, the receipt never stored), so a learner with one subtle bug is
 still seen to make the check its bug spoils: the probe measures whether the
 work is done, truth whether it is done right. The worlds are judged through
 `judge.verdicts.judged`, the route every invariant takes.
@@ -47,7 +63,9 @@ from typing import Any
 from judge.lessons import CallAborted, InvariantFailure
 from strategies.edits import Edit
 from strategies.finals import FinalFact
-from strategies.world import World, truth
+from strategies.results import ResultFact
+from strategies.vocabulary import TOOLS
+from strategies.world import World, check_positions, truth
 
 __all__ = [
     "GROUPS",
@@ -94,21 +112,32 @@ def probe_seed(given: object) -> int:
         return int.from_bytes(digest[:8], "big")
 
 
+# The key `check_positions` gives each group's facts.
+_KEYS = {"final": "final", "files": "file", "results": "result", "receipts": "receipt"}
+
+
 @dataclass(frozen=True)
 class Probe:
-    """One group's pair of worlds of one shape: every fact true, and its own false."""
+    """One group's pair of worlds of one shape: every fact true, and the
+    group's `fact`-th (its index in the group, 0 for the final) false."""
 
     group: str
     shape: str
     true_world: World
     false_world: World
+    fact: int = 0
+
+    def check(self) -> tuple[str, int]:
+        """The probed fact's check both worlds must have (from the oracle):
+        its contract name, and how many checks of that name come before it
+        (results of one tool share a name; the contract orders the checks)."""
+        names = [c.name for c in truth(self.true_world)]
+        at = check_positions(self.true_world)[_KEYS[self.group], self.fact][0]
+        return names[at], names[:at].count(names[at])
 
     def check_name(self) -> str:
-        """The one check of this group both worlds must have (from the oracle)."""
-        (name,) = [
-            c.name for c in truth(self.true_world) if group_of(c.name) == self.group
-        ]
-        return name
+        """The probed fact's check's contract name."""
+        return self.check()[0]
 
 
 def _drawn(strategy: Any, seed: int) -> Any:
@@ -140,47 +169,98 @@ def _drawn(strategy: Any, seed: int) -> Any:
     return found[-1]
 
 
-def _world(drawn: World, shape: str) -> World:
-    """The true world of `shape` made of a drawn one: `plain` as drawn (a
-    closing final event after the tool call), `last-event` with the tool
-    call the run's one event, `exact` with every substring its whole text."""
+def _picked() -> Any:
+    """A world of several facts a group, and which fact of each group the
+    probe makes false (files, results, receipts: an index into each)."""
+    from hypothesis import strategies as st
+
+    from strategies.draw import several_of_each
+
+    def picks(world: World) -> Any:
+        groups = (world.files, world.results, world.receipts)
+        return st.tuples(st.just(world), *(st.integers(0, len(g) - 1) for g in groups))
+
+    return several_of_each().flatmap(picks)
+
+
+def _world(drawn: World, shape: str, picks: dict[str, int]) -> tuple[World, int]:
+    """The true world of `shape` made of a drawn one, and where the picked
+    result now stands. `plain`: as drawn, a closing final event after the
+    tool calls. The others, tried only for what `plain` did not show made,
+    are the drawn facts at their plainest (a check spoiled only by a
+    repeated tool, a look-alike, an unrelated event, a spelling or an
+    appended receipt is still seen), and `last-event` has the picked
+    result's tool call the run's last event (that result moved last, no
+    final event after it), `exact` every substring its whole text."""
     final = replace(drawn.final, closing="none" if shape == "last-event" else "final")
-    result = replace(drawn.results[0], repeat=False)
-    receipt = drawn.receipts[0]
-    world = replace(drawn, crossed=False, padding=0)
+    world = replace(drawn, final=final, crossed=False, padding=0)
+    probed = picks["results"]
+    if shape == "plain":
+        return world, probed
+    results = _listed_once(drawn.results, probed)
+    files = tuple(replace(f, spelling="plain", text="") for f in drawn.files)
+    receipts = tuple(replace(r, stored="put", spellings=()) for r in drawn.receipts)
     if shape == "last-event":
-        result = replace(result, filler=(), at=(), placed=("it",))
-        world = replace(world, noise=())
+        results.append(results.pop(probed))
+        probed = len(results) - 1
     if shape == "exact":
         final = FinalFact(("", ""), marker=final.marker)
-        result = replace(result, filler=(), at=(), placed=("it",), around=("", ""))
-        receipt = replace(receipt, layout=FinalFact(("", "")), result=receipt.marker)
-    return replace(world, final=final, results=(result,), receipts=(receipt,))
+        results = [replace(r, around=("", "")) for r in results]
+        receipts = tuple(
+            replace(r, layout=FinalFact(("", "")), result=r.marker) for r in receipts
+        )
+    plainest = {"files": files, "results": tuple(results), "receipts": receipts}
+    return replace(world, final=final, noise=(), **plainest), probed
 
 
-def _false(world: World, group: str) -> World:
-    """`world` with `group`'s fact made false, the bluntest way."""
+def _listed_once(results: tuple[ResultFact, ...], picked: int) -> list[ResultFact]:
+    """Each result one tool call holding its substring, listed once, of a tool
+    no other has (a tool met before becomes the first one free; the picked
+    result keeps its own): a case an evaluator refusing repeated tools
+    still takes."""
+    taken = {results[picked].tool}
+    listed: list[ResultFact] = []
+    for at, fact in enumerate(results):
+        fact = replace(fact, repeat=False, filler=(), at=(), placed=("it",))
+        if at != picked and fact.tool in taken:
+            tool = next(t for t in TOOLS if t not in taken)
+            other = next(t for t in TOOLS if t != tool)
+            fact = replace(fact, tool=tool, other_tool=other)
+        taken.add(fact.tool)
+        listed.append(fact)
+    return listed
+
+
+def _false(world: World, group: str, at: int) -> World:
+    """`world` with the `at`-th fact of `group` made false, the bluntest way."""
     if group == "final":
         return replace(world, final=replace(world.final, pieces=("",), placed=()))
     if group == "files":
         longer = Edit("insert", -1, "x")  # one byte more, at the end: never equal
-        return replace(world, files=(replace(world.files[0], edit=longer),))
+        return replace(world, files=_changed(world.files, at, edit=longer))
     if group == "results":
-        return replace(world, results=(replace(world.results[0], placed=(), at=()),))
-    return replace(world, receipts=(replace(world.receipts[0], stored="absent"),))
+        return replace(world, results=_changed(world.results, at, placed=(), at=()))
+    return replace(world, receipts=_changed(world.receipts, at, stored="absent"))
+
+
+def _changed(facts: tuple[Any, ...], index: int, **change: Any) -> tuple[Any, ...]:
+    return (*facts[:index], replace(facts[index], **change), *facts[index + 1 :])
 
 
 def probes(seed: int) -> tuple[Probe, ...]:
-    """The probe's pairs drawn from `seed`: one world drawn, made each shape
-    (in SHAPES' order), as a true world and each group's false one (in
-    GROUPS' order)."""
-    from strategies.draw import one_of_each
-
-    drawn = _drawn(one_of_each(), seed)
+    """The probe's pairs drawn from `seed`: one world of several facts a
+    group drawn, and one fact of each group picked, made each shape (in
+    SHAPES' order), as a true world and, for each group (in GROUPS' order),
+    the same world with the picked fact false."""
+    drawn, *indices = _drawn(_picked(), seed)
+    picks = {"final": 0, **dict(zip(GROUPS[1:], indices, strict=True))}
     found: list[Probe] = []
     for shape in SHAPES:
-        world = _world(drawn, shape)
-        found += [Probe(g, shape, world, _false(world, g)) for g in GROUPS]
+        world, result = _world(drawn, shape, picks)
+        at = {**picks, "results": result}
+        found += [
+            Probe(g, shape, world, _false(world, g, at[g]), at[g]) for g in GROUPS
+        ]
     return tuple(found)
 
 
@@ -202,15 +282,15 @@ def _rows_of(target: Any, world: World) -> Rows | str:
         return type(error).__name__
 
 
-def _verdict(rows: Rows | str, name: str) -> bool | None | str:
-    """The check `name`'s verdict: True, False, None (no such check), or why
-    the report was not had."""
+def _verdict(rows: Rows | str, check: tuple[str, int]) -> bool | None | str:
+    """The verdict of `check` (a name, and how many of that name come
+    before it): True, False, None (no such check), or why the report was
+    not had."""
     if isinstance(rows, str):
         return rows
-    for row_name, passed, _ in rows:
-        if row_name == name:
-            return bool(passed)
-    return None
+    name, before = check
+    named = [bool(passed) for row_name, passed, _ in rows if row_name == name]
+    return named[before] if before < len(named) else None
 
 
 def _said(verdict: bool | None | str) -> str:
@@ -239,18 +319,20 @@ def probe_target(target: Any, seed: int = 0) -> dict[str, Any]:
     names: dict[str, str] = {}
     made: set[str] = set()
     stopped = ""
+    drawn = probes(seed)
     for shape in SHAPES:
-        pairs = [p for p in probes(seed) if p.shape == shape and p.group not in made]
+        pairs = [p for p in drawn if p.shape == shape and p.group not in made]
         if not pairs or stopped:
             continue
         rows = _rows_of(target, pairs[0].true_world)
         for probe in pairs:
-            name = probe.check_name()
+            check = probe.check()
+            name = check[0]
             names.setdefault(probe.group, name)
-            when_true = _verdict(rows, name)
+            when_true = _verdict(rows, check)
             when_false: bool | None | str = _NOT_TRIED
             if when_true is True and not stopped:
-                when_false = _verdict(_rows_of(target, probe.false_world), name)
+                when_false = _verdict(_rows_of(target, probe.false_world), check)
             if when_true is True and when_false is False:
                 made.add(probe.group)
                 names[probe.group] = name

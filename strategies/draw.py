@@ -85,12 +85,12 @@ __all__ = [
     "file_facts",
     "final_facts",
     "hostile_worlds",
-    "one_of_each",
     "log_damages",
     "log_facts",
     "noise_events",
     "passing_worlds",
     "receipt_facts",
+    "several_of_each",
     "result_facts",
     "texts",
     "unavailable_worlds",
@@ -762,19 +762,16 @@ def passing_worlds(**narrowing: Any) -> st.SearchStrategy[World]:
     return worlds(**settings)
 
 
-def one_of_each() -> st.SearchStrategy[World]:
-    """Passing worlds of exactly one plain fact of each group (a file, a
-    result, a receipt): the score's probe draws its worlds here (judge/probe.py,
-    which lists the result once), so they come from the properties' own space."""
-    return passing_worlds(
-        file_kinds=("exact",),
-        max_files=1,
-        max_results=1,
-        max_receipts=1,
-        min_facts=1,
-        min_receipts=1,
-        stored=("put",),
-    ).filter(lambda w: len(w.files) == 1)
+def several_of_each() -> st.SearchStrategy[World]:
+    """Passing worlds of two or three facts of every group (files, results,
+    receipts) beside the final, drawn as `passing_worlds` draws them: the
+    score's probe draws its world here (judge/probe.py) and makes one drawn
+    fact of each group false, so its worlds come from the properties' own
+    space, and never hold exactly one fact of a group (issue 37: an evaluator
+    that made its checks only where there was one scored as if it made them)."""
+    return passing_worlds(min_facts=2, min_receipts=2).filter(
+        lambda w: len(w.files) >= 2
+    )
 
 
 def unavailable_worlds() -> st.SearchStrategy[World]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,6 +185,15 @@ AT_END["shifting-report"] = _SHIFTING
 # The same report, read as it was made twice (render() reads its checks too),
 # then changing.
 IN_EVALUATE_RUN["shifting-late"] = "    _SHIFT['after'] = 4\n"
+# Issue 37, item 4: every check where the case holds exactly one file, one
+# result and one receipt (as the score's probe's worlds once all did), and
+# elsewhere the final check only, as its final-only twin.
+IN_EVALUATE_RUN["one-fact-only"] = (
+    "    if not (\n"
+    "        isinstance(case, EvaluationCase)\n"
+    "        and len(case.files) == len(case.results) == len(case.receipts) == 1\n"
+    "    ):\n" + textwrap.indent(IN_EVALUATE_RUN["final-only"], "    ")
+)
 
 #: Code planted at the top of evaluation.py: the folder cannot be loaded.
 AT_IMPORT: dict[str, str] = {

@@ -226,11 +226,13 @@ def test_the_clean_folder_scores_100_and_the_one_that_writes_little(hostile_run)
 
 # --- scores -----------------------------------------------------------------
 
-# Validation, the final check and render only; and one planted bug that
-# breaks read-only (docs/score.md has what each scored when measured).
+# Validation, the final check and render only; one planted bug that breaks
+# read-only (docs/score.md has what each scored when measured); and every
+# check made only on cases of one fact a group.
 SCORED = {
     "final-only": ("final-only",),
     "one-bug": ("bug:log-created-when-missing",),
+    "one-fact-only": ("one-fact-only",),
 }
 
 
@@ -256,7 +258,8 @@ def scored_run(checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
 def test_an_evaluator_that_checks_nothing_scores_low_and_one_bug_close_to_100(
     scored_run,
 ):
-    """Its vacuous holds earn nothing; a bug costs only what it breaks."""
+    """Its vacuous holds earn nothing; a bug costs only what it breaks; work
+    done only on worlds like the probe's once were earns nothing more."""
     learners = {
         Path(learner["path"]).name: learner
         for learner in scored_run["report"]["learners"]
@@ -268,6 +271,12 @@ def test_an_evaluator_that_checks_nothing_scores_low_and_one_bug_close_to_100(
     ]
     assert len(held) >= 12 and "read-only" in held and "determinism" in held
     assert final_only["score"]["percent"] <= 25
+    # Issue 37, item 4: every check made only on cases of one fact a group
+    # (as the probe's worlds once all were) scores what its final-only twin
+    # does, no more (55.0% to 21.2% when the probe's worlds were such).
+    cheat = learners["one-fact-only"]
+    assert cheat["checks_made"] == ["final"], cheat["detail"]
+    assert cheat["score"]["percent"] <= final_only["score"]["percent"]
     assert one_bug["status"] == "fail"
     assert one_bug["checks_made"] == ["final", "files", "results", "receipts"]
     assert one_bug["score"]["percent"] >= 85

@@ -37,7 +37,10 @@ from judge.ordering import INVARIANT_ORDER, invariants_at
 from judge.probe import GROUPS as PROBE_GROUPS
 from judge.probe import SHAPES, group_of, probe_target, probes
 from judge.target import load_target
-from strategies.world import truth
+from judge.verdicts import judged
+from strategies.results import asked_text
+from strategies.vocabulary import marker
+from strategies.world import check_positions, truth, world_events
 
 SETTINGS = {
     "level": "course",
@@ -174,18 +177,25 @@ def test_the_score_is_its_credits_summed_and_never_more_than_possible(invariants
 @given(st.integers(min_value=0, max_value=2**64))
 def test_each_probe_is_one_false_fact_of_its_group_and_the_others_true(seed: int):
     """Under any seed, read off the oracle: each true world passes every
-    check; each false one fails exactly its group's check."""
+    check and holds two facts or more of every group; each false one fails
+    exactly the checks of its group's picked fact, the check the probe reads."""
     drawn = probes(seed)
     assert [(p.shape, p.group) for p in drawn] == [
         (shape, group) for shape in SHAPES for group in PROBE_GROUPS
     ]
+    keys = {"final": "final", "files": "file", "results": "result"}
     for probe in drawn:
-        name = probe.check_name()
+        world = probe.true_world
+        assert min(len(world.files), len(world.results), len(world.receipts)) >= 2
+        name, before = probe.check()
         assert group_of(name) == probe.group
-        assert all(check.passed for check in truth(probe.true_world))
-        failing = [c.name for c in truth(probe.false_world) if not c.passed]
-        assert failing == [name]
-        assert {group_of(c.name) for c in truth(probe.true_world)} == set(GROUPS)
+        names = [c.name for c in truth(world)]
+        own = check_positions(world)[keys.get(probe.group, "receipt"), probe.fact]
+        assert names[own[0]] == name and names[: own[0]].count(name) == before
+        assert all(check.passed for check in truth(world))
+        failing = [i for i, c in enumerate(truth(probe.false_world)) if not c.passed]
+        assert failing == list(own)
+        assert {group_of(c.name) for c in truth(world)} == set(GROUPS)
 
 
 def test_the_probes_worlds_are_drawn_from_the_seed():
@@ -196,9 +206,18 @@ def test_the_probes_worlds_are_drawn_from_the_seed():
     assert all(not worlds[a] & worlds[b] for a in worlds for b in worlds if a < b)
     # The exact shape: every substring is its whole text (issue 25).
     exact = next(p.true_world for p in probes(7) if p.shape == "exact")
-    assert exact.receipts[0].result == exact.receipts[0].marker
+    assert all(receipt.result == receipt.marker for receipt in exact.receipts)
     assert exact.final.pieces == ("", "")
-    assert exact.results[0].around == ("", "")
+    assert all(result.around == ("", "") for result in exact.results)
+    # The last-event shape: the probed result's one tool call is the last event.
+    for seed in range(6):
+        probe = next(
+            p for p in probes(seed) if (p.shape, p.group) == ("last-event", "results")
+        )
+        last = world_events(probe.true_world)[-1]
+        assert probe.fact == len(probe.true_world.results) - 1
+        assert last.tool == probe.true_world.results[probe.fact].tool
+        assert asked_text(probe.true_world.results[probe.fact]) in last.result
 
 
 def test_the_probes_worlds_come_from_the_properties_own_space():
@@ -206,7 +225,8 @@ def test_the_probes_worlds_come_from_the_properties_own_space():
     strategy, so nothing in them tells them apart. Its paths were once
     digit-less words (`src/main.py`) where every drawn path carried an index
     digit: an evaluator judging only such paths scored 67.5% for the final
-    check alone."""
+    check alone. Then it held one fact of each group where the properties
+    draw several: the fact it makes false is now one of several, drawn."""
     from strategies.paths import allowed_name
 
     seen = [probes(seed) for seed in range(12)]
@@ -220,12 +240,22 @@ def test_the_probes_worlds_come_from_the_properties_own_space():
     )
     assert len(set(paths)) == len(paths)
     assert len({c for parts in paths for c in "".join(parts)}) > 30
-    # Markers and call ids as a world of one fact a group has them.
+    # Markers and call ids as a world of several facts a group has them.
     for probe in (p for drawn in seen for p in drawn):
         world = probe.true_world
         assert set(world.final.marker[1:-1]) <= set("AaéÉfiFI")
-        assert world.receipts[0].call_id in ("call-1", "c1", "call 1", "呼叫-1")
-        assert (world.results[0].marker, world.receipts[0].marker) == ("[B]", "[C]")
+        styles = ("call-{}", "c{}", "call {}", "呼叫-{}")
+        for i, receipt in enumerate(world.receipts, 1):
+            assert receipt.call_id in {style.format(i) for style in styles}
+        facts = (*world.results, *world.receipts)
+        markers = {marker(i) for i in range(1, len(facts) + 1)}
+        assert {fact.marker for fact in facts} == markers
+    # The fact made false is drawn: over twelve seeds, not always the first
+    # of its group, nor always the last.
+    for group in ("files", "results", "receipts"):
+        picked = [p for drawn in seen for p in drawn if p.group == group]
+        assert {p.fact for p in picked} - {0}
+        assert any(p.fact < len(getattr(p.true_world, group)) - 1 for p in picked)
 
 
 def _probe(tmp_path: Path, *plants: str, seed: int = 0) -> list[str]:
@@ -236,6 +266,23 @@ def _probe(tmp_path: Path, *plants: str, seed: int = 0) -> list[str]:
 def test_the_probe_sees_every_group_of_a_whole_evaluator(tmp_path: Path):
     assert _probe(tmp_path) == list(GROUPS)
     assert probe_target(load_target())["made"] == list(GROUPS)
+
+
+def test_the_probe_reads_the_picked_results_own_check_among_its_tools_others(
+    tmp_path: Path,
+):
+    """Results of one tool share a check name (`result:<tool>`): the probe
+    reads the picked result's own check, by its place among them (the
+    contract's order), not the first of that name, so a whole evaluator is
+    seen to make the result check whichever of them was picked."""
+    shared = [
+        seed
+        for seed in range(25)
+        if any(p.group == "results" and p.check()[1] for p in probes(seed)[:4])
+    ]
+    assert len(shared) >= 2, "no seed picks a result after another of its tool"
+    for seed in shared[:2]:
+        assert _probe(tmp_path / str(seed), seed=seed) == list(GROUPS)
 
 
 def test_the_probe_sees_only_the_final_of_an_evaluator_that_checks_nothing_else(
@@ -274,6 +321,33 @@ def test_a_one_bug_learner_is_still_seen_to_make_the_check_its_bug_spoils(
     """The probe measures the work, truth its correctness."""
     assert _probe(tmp_path, "bug:result-last-event-only") == list(GROUPS)
     assert _probe(tmp_path, "bug:file-trailing-newline") == list(GROUPS)
+
+
+# Each spoils a check only on some drawn facts (a repeated tool, an invalid
+# reply, a spelled path or artifact, an appended receipt, a CR in a file) or
+# refuses the whole case: the plainest shapes still see the work done.
+SPOILED_BY_A_DRAWN_FACT = (
+    "results-unique",
+    "result-invalid-reply-crashes",
+    "path-kept-raw",
+    "artifacts-kept-raw",
+    "receipts-not-reloaded",
+    "file-universal-newlines",
+)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_bug_spoiling_some_drawn_facts_still_shows_its_checks_made(
+    tmp_path: Path, seed: int
+):
+    """The probe's world holds several facts of every group, drawn, so one
+    bug often meets a fact it spoils, or a case it refuses: `plain` then
+    shows little, and the plainest shapes (each result one tool call of its
+    own tool, listed once; plain spellings; stored receipts; empty files)
+    show every check made, under every seed."""
+    for bug in SPOILED_BY_A_DRAWN_FACT:
+        made = _probe(tmp_path / bug, f"bug:{bug}", seed=seed)
+        assert made == list(GROUPS), bug
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2**40 + 3])
@@ -331,6 +405,37 @@ def test_an_evaluator_that_memorised_the_probe_gains_nothing_under_another_seed(
     honest = _probe(tmp_path, "final-only", seed=12)
     assert honest == ["final"]
     assert probe_target(memoriser, 12)["made"] == honest
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 2**40 + 3])
+def test_an_evaluator_honest_only_on_one_fact_a_group_makes_what_its_twin_makes(
+    tmp_path: Path, seed: int
+):
+    """Issue 37, item 4: the probe's worlds hold several facts of every group,
+    as the properties' do, so an evaluator that judges only cases of one
+    fact a group (`one-fact-only` in tests/bundled/_command_learners.py)
+    is seen making only what its final-only twin makes, under
+    every seed; where the world has one fact a group it makes them all (the
+    cheat works, and the probe does not let it)."""
+    folder = learner_folder(tmp_path, f"cheat-{seed}", "one-fact-only")
+    cheat = load_target(impl_path=str(folder))
+    honest = _probe(tmp_path, "final-only", seed=seed)
+    assert honest == ["final"]
+    assert probe_target(cheat, seed)["made"] == honest
+    # The same world cut to its first fact of each group: every check made.
+    world = probes(seed)[0].true_world
+    one = replace(
+        world,
+        files=world.files[:1],
+        results=(replace(world.results[0], repeat=False),),
+        receipts=world.receipts[:1],
+        modified_files=tuple(
+            path for path in world.modified_files if path == world.files[0].path
+        ),
+    )
+    rows = judged(cheat, one)
+    assert [group_of(name) for name, _, _ in rows] == list(PROBE_GROUPS)
+    assert all(passed for _, passed, _ in rows)
 
 
 # --- one score in every report ----------------------------------------------
