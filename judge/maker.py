@@ -54,6 +54,7 @@ def built_by(target: Any, world: Any, name: str, index: int) -> tuple[str, str] 
     marker = f"stopped at {secrets.token_hex(8)}"
     made: list[int] = []  # the ids of the objects made under `name`, in order
     stop = [0]  # the one of them to refuse, counting from 1 (0: none)
+    touched = [False]  # whether the learner's class may have been changed
 
     def call(fn: Any, *args: Any, method: str | None = None) -> Any:
         step = {"op": "call", "fn": fn, "args": client.encode(list(args))}
@@ -72,6 +73,7 @@ def built_by(target: Any, world: Any, name: str, index: int) -> tuple[str, str] 
         with materialise(world, target) as built, bounded(CALL_SECONDS):
             if "__new__" in client.ask("probing", "getattr", check, "__dict__"):
                 return None  # theirs: never replaced
+            touched[0] = True
             client.ask("probing", "setattr", check, "__new__", new)
             args = (built.run, built.workspace, built.receipts, built.case)
             report = call({"$n": "evaluate_run"}, *args)
@@ -92,4 +94,5 @@ def built_by(target: Any, world: Any, name: str, index: int) -> tuple[str, str] 
     except BaseException:  # a probe is a courtesy: it never ends a report
         return None
     finally:
-        client.stop()  # nothing of the probe outlives it
+        if touched[0]:
+            client.stop()  # nothing of the probe outlives it

@@ -174,6 +174,29 @@ def test_the_probe_leaves_the_learner_as_it_was(target) -> None:
     assert fresh_rows(target, world) == before
 
 
+_OWN_NEW = (
+    "\n\ndef _made(cls, *args, **kwargs):\n"
+    "    return object.__new__(cls)\n"
+    "\n\nEvaluationCheck.__new__ = staticmethod(_made)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "target", [((_FILE_MATCHES, _STRIPPED), _OWN_NEW)], indirect=True
+)
+def test_a_class_with_its_own_new_is_left_alone(target) -> None:
+    """A learner's EvaluationCheck with a __new__ of its own is never
+    replaced: no place is seen (the hint names evaluate_run), and the
+    worker goes on as it was, not restarted."""
+    world = EXAMPLE_WORLDS["file exact"]
+    rows = fresh_rows(target, world)
+    index = next(i for i, row in enumerate(rows) if row[0].startswith("file:"))
+    generation = target.client.generation
+    assert built_by(target, world, rows[index][0], index) is None
+    assert target.client.generation == generation
+    assert fresh_rows(target, world) == rows
+
+
 def test_an_in_process_target_is_never_probed() -> None:
     """The bundled evaluator, judged in this process, is ours: no probe."""
     target = load_target()
