@@ -95,12 +95,15 @@ def escaped(
     should (Workspace.resolve_path refusing a path), is not where the
     mistake is: the evaluation helper that let it through is. None if no
     such frame is known (the worker keeps the innermost few), or the one
-    found is not a plain function name."""
+    found is not a plain function name (a comprehension's or a lambda's
+    frame is passed over for the function it is in)."""
     targets = [frame for frame in where if _is_targets(frame[0])]
     if not targets:
         return None
     home = home or os.path.basename(targets[-1][0])
-    frame = next((f for f in targets if os.path.basename(f[0]) == home), None)
+    # A comprehension or a lambda is its enclosing function's code.
+    inner = (f for f in targets if os.path.basename(f[0]) == home)
+    frame = next((f for f in inner if not f[2].startswith("<")), None)
     if frame is None:
         return None
     name = frame[2]

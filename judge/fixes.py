@@ -8,7 +8,8 @@ the name a lesson blames, and nowhere else.
 Invariants: every name of the Day 7 surface has exactly one home (a module of
 a course agent folder); `change_for` names a file only for a call it can
 place, and otherwise says nothing (an unplaced call gets no claim, never a
-guessed one).
+guessed one); a wrong verdict names the learner's function that built the
+check when the judge saw it built (`maker_place`), else evaluate_run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["HOME", "change_for", "changing", "hint_for", "placed"]
+__all__ = ["HOME", "change_for", "changing", "hint_for", "maker_place", "placed"]
 
 #: The module of a course agent folder that defines each public name.
 HOME: dict[str, str] = {
@@ -94,19 +95,51 @@ def placed(hint: str, name: str, home: str = "") -> str:
     return f"{hint}; {where}" if hint else where
 
 
-def hint_for(check: Any, passed: object, level: str = "hardened") -> str:
+#: The longest function name a hint repeats from the learner's code.
+MAX_MAKER = 80
+_FILE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.py")
+
+
+def maker_place(maker: Any) -> tuple[str, str]:
+    """(function, file) of a check's maker as the learner's code showed it
+    (judge.maker `built_by`: a function's name and its file, the learner's
+    word), or ("evaluate_run", "") when it is not a plain place: the one
+    function that makes every check. A function nested in another is its
+    outermost (`evaluate_run.<locals>.<genexpr>`: evaluate_run); the file is
+    a plain module name. Data only, bounded: it words a hint, never a verdict."""
+    fallback = ("evaluate_run", "")
+    if not (isinstance(maker, (list, tuple)) and len(maker) in (2, 3)):
+        return fallback
+    name, file = maker[0], maker[1]
+    if not (isinstance(name, str) and isinstance(file, str)):
+        return fallback
+    name, base = name.split(".<locals>.", 1)[0], file.rsplit("/", 1)[-1]
+    parts = name.split(".")
+    if len(name) > MAX_MAKER or not _FILE.fullmatch(base):
+        return fallback
+    if not all(
+        p.isascii() and p.isidentifier() and not p.startswith("__") for p in parts
+    ):
+        return fallback
+    return (name, base)
+
+
+def hint_for(
+    check: Any, passed: object, level: str = "hardened", maker: Any = None
+) -> str:
     """The lesson's hint for an observed row the expected `check` (the
     truth's `ExpectedCheck`) does not accept.
 
     The right verdict with the wrong words is a wording mistake: the usual
     mistake behind a wrong verdict (reload through a fresh store, catch the
     exception) would tell the learner to do what they did. Either way it ends
-    naming evaluate_run, the one function that makes every check (which of
-    its helpers built this one is the learner's to find: the worker does not
-    watch the learner's functions).
+    naming the learner's function that built the check (`maker`, as
+    judge.maker saw it: `maker_place`), or else evaluate_run, the one
+    function that makes every check.
     """
+    place = maker_place(maker)
     binding = check.binding(level)
     if passed is check.passed and check.prefix and binding is not None:
         words = f"the detail must start with the words {binding.rstrip()!r}"
-        return placed(words, "evaluate_run")
-    return placed(check.hint, "evaluate_run")
+        return placed(words, *place)
+    return placed(check.hint, *place)

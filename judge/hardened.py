@@ -21,6 +21,7 @@ from typing import Any
 from judge.access import accesses, violations
 from judge.build import materialise
 from judge.calls import raise_hint, report_view, timed_out
+from judge.causes import raised_cause
 from judge.fixes import placed
 from judge.lessons import fail
 from judge.remote import (
@@ -95,6 +96,10 @@ def judge_hostile(
                 expected=f"{EVALUATE} to return a report{fair}",
                 observed=f"{EVALUATE} raised {raised}",
                 hint=raise_hint(EVALUATE, error),
+                # The same error escaping the same function is one lesson,
+                # whichever invariant met it (a uid lookup that raises
+                # everywhere was told here and under argument-types apart).
+                cause=raised_cause(EVALUATE, error),
             )
         try:
             assert_truth(outcome.value, truth(world), level="hardened")

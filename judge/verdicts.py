@@ -21,10 +21,11 @@ from judge.calls import call_target, describing, report_view
 from judge.fixes import hint_for, placed
 from judge.lessons import CallAborted, InvariantFailure, fail, headline_of
 from judge.limits import CALL_SECONDS
+from judge.maker import built_by
 from judge.reduce import Misjudged, reduced
 from judge.snippets import lesson_test, redraw_note, spot_parts, why_not_plain
 from strategies.vocabulary import EVALUATE
-from strategies.world import ExpectedCheck, World, about_check, describe
+from strategies.world import ExpectedCheck, World, about_check, describe, truth
 
 __all__ = [
     "Row",
@@ -449,16 +450,27 @@ def fresh_rows(target: Any, world: World) -> tuple[Row, ...]:
         return rows_without_tree(report_view(evaluate(target, built)), built.tree)
 
 
+def _maker(target: Any, world: World, check: ExpectedCheck) -> Any:
+    """Where the target's code builds `check` on `world` (judge.maker), or None."""
+    index = next((i for i, c in enumerate(truth(world)) if c == check), None)
+    return None if index is None else built_by(target, world, check.name, index)
+
+
 def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     """Tell `failure`, a wrong verdict of one check on one world (`seen_wrong`
     inside `judging`), on the smallest world found that the target gets
-    wrong the same way (judge.reduce); whether it was told again so."""
+    wrong the same way (judge.reduce); whether it was told again so. Either
+    way its hint names the learner's function seen building that check on
+    the world told (judge.maker), when one is seen."""
     misjudged = getattr(failure, "misjudged", None)
     if misjudged is None:
         return False
     target, seen = misjudged
     found = reduced(target, seen, fresh_rows)
     if found is None:
+        check, row, level = failure.seen
+        if (place := _maker(target, seen.world, check)) is not None:
+            failure.hint = hint_for(check, row[1], level, place)
         return False
     world, (check, row) = found
     facts = sum(1 for _ in seen.world.kinds()) - 2  # the final and the log
@@ -474,7 +486,7 @@ def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     failure.expected = check.shown(seen.level)
     failure.observed = shown_row(row)
     failure.headline = headline_of(failure.observed, failure.expected)
-    failure.hint = hint_for(check, row[1], seen.level)
+    failure.hint = hint_for(check, row[1], seen.level, _maker(target, world, check))
     failure.reproduce = plain_test(world, target, check, seen.level)
     failure.misjudged = (target, Misjudged(world, check.name, row, seen.level))
     return True

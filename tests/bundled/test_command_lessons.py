@@ -163,12 +163,13 @@ def test_a_result_check_wrong_on_many_kinds_of_fact_is_one_lesson(judged):
 
 def test_a_wrong_verdict_built_in_a_helper_is_one_lesson(judged):
     """A result check built wrong in the learner's _result_check: one lesson,
-    whose hint says to change evaluate_run, the function that makes every check."""
+    whose hint says to change _result_check, the function seen building the
+    check the report holds (judge/maker.py)."""
     learner = judged["learners"]["last-result-helper"]
     assert learner["status"] == "fail", judged["finished"].stderr
     [told] = learner["lessons"]
     assert told["cause"] == "check:result"
-    assert told["hint"].endswith("; change evaluate_run in evaluation.py")
+    assert told["hint"].endswith("; change _result_check in evaluation.py")
 
 
 def test_errors_escaping_one_helper_are_one_lesson_naming_it(judged):

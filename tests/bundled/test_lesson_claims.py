@@ -43,7 +43,7 @@ from judge.lessons import (
 from judge.limits import CallLimits, use_call_limits
 from judge.remote import WorkerDied
 from judge.target import MissingNameError, load_target
-from judge.verdicts import assert_truth, judging, shown_row
+from judge.verdicts import assert_truth, evaluate, judging, shown_row
 from strategies.draw import PASSING_WORLD
 from strategies.vocabulary import EVALUATE
 from strategies.world import World, describe, truth
@@ -439,6 +439,27 @@ def test_hostile_lessons_state_what_the_planted_evaluator_did(
         judge_hostile(_with(bundled, evaluate_run=writes), world, seconds=5)
     assert "planted.txt" in changed.value.observed
     assert place_of(changed.value) == ("evaluate_run", "evaluation.py")
+
+
+def test_an_error_escaping_everywhere_is_one_cause_in_hostile_worlds(
+    tmp_path: Path,
+) -> None:
+    """An evaluate_run that raises on every world (a uid lookup that fails
+    under isolation, say) gets, from hostile-worlds, the cause every other
+    invariant gives that raise: one mistake, one lesson (issue 36, item 6)."""
+    target = load_target(
+        impl_path=learner_folder(tmp_path, "raises", "always-raises"), level="hardened"
+    )
+    try:
+        with pytest.raises(InvariantFailure) as hostile:
+            judge_hostile(target, PASSING_WORLD, seconds=5)
+        with pytest.raises(InvariantFailure) as called:
+            with materialise(PASSING_WORLD, target) as built:
+                evaluate(target, built)
+    finally:
+        target.client.stop()
+    assert called.value.cause == "raises:evaluate_run:evaluate_run"
+    assert hostile.value.cause == called.value.cause
 
 
 def test_an_access_outside_the_root_is_named(tmp_path: Path) -> None:
