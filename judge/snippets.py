@@ -386,6 +386,7 @@ def _rewrite_lines(spot: tuple[str, ...], way: str) -> list[str]:
             "# The same inode, written over.",
             "with open(path, 'r+b') as same:",
             "    same.write(data)",
+            "    same.truncate()",
         ]
     return [*lines, "os.utime(path, ns=times)  # its times put back"]
 

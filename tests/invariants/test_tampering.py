@@ -167,7 +167,10 @@ def _damaged_in_place(target, case: Tampering, built, damaged: bytes) -> None:
         f" then replaced by the damaged log's ({REWRITE_WAYS[case.way]}), its"
         " modification and access times put back"
     )
-    with judging(case.tampered, target, again):
+    # Its test evaluates the clean world, then writes the damaged log's
+    # bytes over the clean one as here (judge/snippets.py).
+    way = (("log", 0), case.way)
+    with judging(case.tampered, target, again, before=case.clean, rewrite=way):
         rewrite_evidence(built, built.log_at, damaged, case.way)
         try:
             _assert_receipts(evaluate(target, built), case.tampered, target.level)
