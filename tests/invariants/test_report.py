@@ -18,6 +18,7 @@ from judge import (
     shown_row,
 )
 from judge.causes import RENDER_GRAMMAR
+from judge.compared import verdict_test
 from judge.fixes import placed
 from judge.verdicts import calling, reproducing
 from strategies import World, describe, truth, worlds
@@ -118,7 +119,10 @@ def test_the_report_passes_exactly_when_every_check_passes(
             "print(report.render())",
         ]
 
-    with judging(world, target, body=body):
+    def plain(folder: str, lesson) -> str:
+        return verdict_test(world, lesson, folder=folder)
+
+    with judging(world, target, body=body, plain=plain):
         with materialise(world, target) as built:
             report = evaluate(target, built)
             rows = report_view(report)
