@@ -20,12 +20,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from judge.snippets import WRITE, build_lines, program
+from judge.snippets import WRITE, build_lines, program, verdict_lines
 from strategies.world import World
 
 __all__ = [
     "raise_test",
+    "render_test",
     "said_around",
+    "subclass_test",
     "verdict_test",
 ]
 
@@ -151,5 +153,94 @@ def verdict_test(world: World, lesson: Any, *, folder: str) -> str:
         "report.passed is true exactly when every check passed",
         folder,
         [("build", world, None)],
+        steps,
+    )
+
+
+def subclass_test(
+    world: World, argument: str, base: str, name: str, lesson: Any, *, folder: str
+) -> str:
+    """evaluate_run judges `argument` made an instance of `name`, a subclass
+    of `base` adding nothing, as the `base` it is: it returns a report (and,
+    for a lesson about a verdict, that check's verdict as the world says)."""
+    steps = [
+        "run, workspace, receipts, case = first",
+        f"# Your {argument}, made an instance of a subclass adding nothing.",
+        f"subclass = type({name!r}, ({base},), {{'__slots__': ()}})",
+        f"object.__setattr__({argument}, '__class__', subclass)",
+        "try:",
+        "    report = evaluate_run(run, workspace, receipts, case)",
+        "except Exception as error:",
+        f"    observed = f'{_EVALUATE} raised {{_one_line(error)}}'",
+        f"    raise AssertionError({_said(lesson, 'observed')}) from error",
+        "print(report.render())",
+    ]
+    seen = getattr(lesson, "seen", None)
+    if seen is not None:
+        check, _, level = seen
+        steps += verdict_lines(check, level)
+    return _test(
+        f"test_a_{argument}_of_a_subclass",
+        f"evaluate_run judges a {argument} of a subclass of {base} as the {base} it is",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
+
+
+#: The lines that work out what render() should give for `rows`, as the
+#: render-grammar invariant does: the report's own verdict when its first
+#: line tells it (a wrong `passed` is report-verdict's lesson, not render's).
+_RENDER_WANTED = [
+    "text = report.render()",
+    "print(repr(text))",
+    "lines = text.split('\\n')",
+    "passed = bool(rows) and all(row[1] for row in rows)",
+    "own = report.passed",
+    "if isinstance(own, bool) and lines[0] == f\"evaluation: {'PASS' if own else"
+    " 'FAIL'}\":",
+    "    passed = own",
+    "want = [f\"evaluation: {'PASS' if passed else 'FAIL'}\"] + [",
+    "    f\"- {name}: {'PASS' if ok else 'FAIL'} ({detail})\" for name, ok, detail"
+    " in rows",
+    "]",
+]
+
+
+def render_test(
+    lesson: Any, *, folder: str, rows: Sequence[tuple] = (), world: World | None = None
+) -> str | None:
+    """render() of a report (built directly from `rows`, or evaluate_run's
+    on `world`) is the grammar's lines joined by newlines; None for a lesson
+    that is no mistake of the grammar (a call that raised)."""
+    if lesson.cause != "render:grammar":
+        return None
+    if world is None:
+        steps = [
+            f"rows = {list(rows)!r}",
+            "checks = tuple(EvaluationCheck(*row) for row in rows)",
+            "report = EvaluationReport(checks)",
+        ]
+    else:
+        steps = [*_evaluated(), "rows = _rows(report)"]
+    steps += _RENDER_WANTED
+    observed = lesson.observed
+    if observed.endswith(", one newline too many at the end"):
+        seen = "f'render() == {text!r}, one newline too many at the end'"
+    elif observed.startswith("line "):
+        steps += [
+            "wrong = [n for n, (a, b) in enumerate(zip(lines, want), 1) if a != b]",
+            "number = (wrong or [1])[0]",
+        ]
+        seen = "f'line {number}: {lines[number - 1]!r}'"
+    else:
+        seen = "f'{len(lines)} lines: {text!r}'"
+    steps.append(f"assert text == '\\n'.join(want), {_said(lesson, seen)}")
+    return _test(
+        "test_render",
+        "render() gives 'evaluation: PASS|FAIL' then '- <name>: PASS|FAIL"
+        " (<detail>)' for each check, joined by newlines",
+        folder,
+        [("build", world, None)] if world is not None else [],
         steps,
     )

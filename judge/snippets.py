@@ -50,6 +50,7 @@ __all__ = [
     "WRITE",
     "build_lines",
     "program",
+    "verdict_lines",
     "checkout_root",
     "folder_line",
     "lesson_test",
@@ -74,6 +75,8 @@ _HOMES = {
     "workspace": ("ToolPolicy", "Workspace"),
     "evaluation": (
         "EvaluationCase",
+        "EvaluationCheck",
+        "EvaluationReport",
         "FileExpectation",
         "ReceiptExpectation",
         "ResultExpectation",
@@ -331,7 +334,7 @@ def _conflict(log: Log) -> bytes:
     return b"" if other is None else _line(other)
 
 
-def _verdict_lines(check: ExpectedCheck, level: str) -> list[str]:
+def verdict_lines(check: ExpectedCheck, level: str) -> list[str]:
     """Asserts on the report: the check is there, with its verdict and its
     binding detail, each failing with the lesson's own sentence."""
     should = check.shown(level)
@@ -493,7 +496,7 @@ def lesson_test(
                 "    report = evaluate_run(run, workspace, receipts, case)",
             ]
     steps += ["    print(report.render())"]
-    asserts = _names_lines(names) if check is None else _verdict_lines(check, level)
+    asserts = _names_lines(names) if check is None else verdict_lines(check, level)
     steps += [f"    {line}" for line in asserts]
     if check is None:
         builds = [*_SHOWN_NAMES, "", "", *builds]

@@ -302,6 +302,11 @@ _BODY_NAMES = (
 )
 
 
+#: Writes a lesson's plain test for a folder (judge.snippets, judge.compared),
+#: given the folder and the lesson; None where it writes none.
+Plain = Callable[[str, Any], "str | None"]
+
+
 #: Lessons a plain test cannot show: it would hang, crash, run out of
 #: memory or fail to import, where the judge's snippet stops and says so.
 _NOT_PLAIN_TOPICS = ("hang", "crash", "memory", "surface", "substrate")
@@ -313,7 +318,7 @@ def reproducing(
     lines: Callable[[str], Sequence[str]],
     names: Iterable[str] = (),
     *,
-    plain: Callable[[str], str | None] | None = None,
+    plain: Plain | None = None,
 ) -> Iterator[None]:
     """Lessons raised inside, about calls on no world (a case's types, a
     report built directly), get the snippet `lines(topic)` makes, run with
@@ -323,7 +328,7 @@ def reproducing(
         yield
     except (InvariantFailure, CallAborted) as failure:
         if not failure.reproduce and plain and failure.topic not in _NOT_PLAIN_TOPICS:
-            failure.reproduce = plain(_folder(target)) or ""
+            failure.reproduce = plain(_folder(target), failure) or ""
         if not failure.reproduce:
             topic = checked(failure)
             failure.reproduce = snippet(target, lines(topic), names, topic)
@@ -402,10 +407,6 @@ def judging(
                 world, target, then=then, body=body, topic=checked(failure)
             )
         raise
-
-
-#: Writes a lesson's plain test for a folder (judge.compared), or None.
-Plain = Callable[[str, Any], "str | None"]
 
 
 def _plain_other(
