@@ -21,13 +21,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from judge.snippets import WRITE, build_lines, program, verdict_lines
-from strategies.world import World
+from strategies.world import ExpectedCheck, World
 
 __all__ = [
+    "independence_test",
+    "message",
+    "order_test",
+    "pair_test",
     "raise_test",
+    "same",
     "render_test",
     "said_around",
     "subclass_test",
+    "tampered_test",
     "verdict_test",
 ]
 
@@ -38,8 +44,19 @@ _EVALUATE = "evaluate_run(run, workspace, receipts, case)"
 #: judge shows it, an exception on one line.
 _HELPERS = {
     "_rows": [
-        "def _rows(report):",
-        "    return [(c.name, c.passed, c.detail) for c in report.checks]",
+        "def _rows(report, tree=None):",
+        "    rows = [(c.name, c.passed, c.detail) for c in report.checks]",
+        "    if tree is None:",
+        "        return rows",
+        "    # The tree's own path in a detail, as <tree>: two trees differ there.",
+        "    spellings = sorted({str(tree), str(tree.resolve())}, key=len)[::-1]",
+        "    for spelling in spellings:",
+        "        rows = [",
+        "            (name, passed, detail.replace(spelling, '<tree>'))",
+        "            if isinstance(detail, str) else (name, passed, detail)",
+        "            for name, passed, detail in rows",
+        "        ]",
+        "    return rows",
     ],
     "_shown": [
         "def _shown(row):",
@@ -243,4 +260,210 @@ def render_test(
         folder,
         [("build", world, None)] if world is not None else [],
         steps,
+    )
+
+
+#: Stands for the observed part while a headline is worked out.
+_MARK = "\x00observed\x00"
+
+
+def _around(expected: str) -> tuple[str, str]:
+    """The headline the judge makes of `expected` (judge.lessons.headline_of)
+    around an observed part that does not open with its subject, as
+    (before, after)."""
+    from judge.lessons import headline_of
+
+    before, _, after = headline_of(_MARK, expected).partition(_MARK)
+    return before, after
+
+
+def message(observed: str, expected: str) -> str:
+    """A Python expression: the headline the judge makes of `observed` (an
+    expression the test works out, not opening with the expectation's
+    subject) and `expected` (words known when the test is written)."""
+    before, after = _around(expected)
+    parts = (repr(before) if before else "", observed, repr(after) if after else "")
+    return " + ".join(part for part in parts if part)
+
+
+def same(loose: bool) -> str:
+    """Python over rows `old` and `new`: whether they say the same thing, as
+    `ExpectedCheck.same` takes it (`loose`: at the course level, a failing
+    detail that does not bind may be worded otherwise)."""
+    if loose:
+        return "old == new or (old[:2] == new[:2] and old[1] is False)"
+    return "old == new"
+
+
+def _pair_steps(
+    checks: Sequence[tuple[str, str]], count: tuple[str, str, bool]
+) -> list[str]:
+    """Lines that evaluate both worlds (`first`, `second`) into `before` and
+    `after` rows (the tree's path in a detail as <tree>, as the judge shows
+    it), then assert, check by check in order, `(condition, message)`
+    (Python over `old`, `new`), as the invariant does; a check whose
+    condition is "" is not judged. `count` is (condition, message, first):
+    how many checks there are, judged before the checks or after them."""
+    counted = [f"assert {count[0]}, {count[1]}"]
+    lines = [
+        *_evaluated("first", "one"),
+        *_evaluated("second", "two"),
+        "print(one.render())",
+        "print(two.render())",
+        "before = _rows(one, Path(folder, 'first'))",
+        "after = _rows(two, Path(folder, 'second'))",
+        *(counted if count[2] else []),
+        "for index, (old, new) in enumerate(zip(before, after)):",
+    ]
+    for index, (condition, said) in enumerate(checks):
+        if condition:
+            lines += [f"    if index == {index}:"]
+            lines += [f"        assert {condition}, {said}"]
+    return lines + ([] if count[2] else counted)
+
+
+def pair_test(
+    world: World,
+    other: World,
+    events: Sequence[Any] | None,
+    checks: Sequence[tuple[str, str]],
+    count: tuple[str, str, bool],
+    *,
+    name: str,
+    says: str,
+    folder: str,
+) -> str:
+    """Both worlds built in folders of their own (the second's run holding
+    `events`, when given), evaluated, and compared check by check
+    (`_pair_steps`)."""
+    return _test(
+        name,
+        says,
+        folder,
+        [("build", world, None), ("build_second", other, events)],
+        _pair_steps(checks, count),
+    )
+
+
+def _loose(check: ExpectedCheck, level: str) -> bool:
+    return level == "course" and not check.course_binding
+
+
+def order_test(
+    world: World,
+    events: Sequence[Any],
+    checks: Sequence[ExpectedCheck],
+    level: str,
+    *,
+    folder: str,
+) -> str:
+    """order-insensitivity: the world's run, and the same run holding
+    `events` (reordered, repeated, added to), give every check alike."""
+    observed = (
+        "f'in the canonical order: {_shown(old)}; after reordering: {_shown(new)}'"
+    )
+    rows = [
+        (
+            same(_loose(check, level)),
+            message(observed, f"in any event order: {check.shown(level)}"),
+        )
+        for check in checks
+    ]
+    count = (
+        "len(after) == len(before)",
+        "f'got {len(after)} checks after reordering, but should be"
+        " {len(before)} checks in any event order'",
+        False,
+    )
+    return pair_test(
+        world,
+        world,
+        events,
+        rows,
+        count,
+        name="test_any_event_order",
+        says="reordering, repeating or adding events changes no check",
+        folder=folder,
+    )
+
+
+def independence_test(
+    world: World,
+    other: World,
+    flips: Sequence[int],
+    checks: Sequence[ExpectedCheck],
+    level: str,
+    *,
+    folder: str,
+) -> str:
+    """independence: one fact changed (`other`) flips its own checks
+    (`flips`, indices) and leaves every other check as it was; `checks` are
+    the changed world's."""
+    rows = []
+    for index, check in enumerate(checks):
+        if index in flips:
+            said = message(
+                "f'before: {_shown(old)}; after: {_shown(new)}'",
+                f"{check.name} to flip: {check.shown(level)}",
+            )
+            rows.append(("old[1] is not new[1]", said))
+        else:
+            said = message(
+                "f'before the change: {_shown(old)}; after: {_shown(new)}'",
+                f"{check.name} left as the world says, before and after:"
+                f" {check.shown(level)}",
+            )
+            rows.append((same(_loose(check, level)), said))
+    count = (
+        "[row[0] for row in after] == [row[0] for row in before]",
+        "f'got {[row[0] for row in after]}, but should be the same checks:"
+        " {[row[0] for row in before]}'",
+        True,
+    )
+    return pair_test(
+        world,
+        other,
+        None,
+        rows,
+        count,
+        name="test_one_changed_fact",
+        says="one changed fact flips its own check and no other",
+        folder=folder,
+    )
+
+
+def tampered_test(
+    clean: World,
+    tampered: World,
+    checks: Sequence[ExpectedCheck],
+    level: str,
+    *,
+    folder: str,
+) -> str:
+    """tampered-log: the log damaged changes no check but the receipts' (the
+    same world with its log untouched built beside it); `checks` are the
+    tampered world's."""
+    said = (
+        "'got with the log damaged: ' + _shown(new) + ', but should be '"
+        " + f'{old[0]} unchanged: {_shown(old)}'"
+    )
+    rows = [
+        ("" if check.name.startswith("receipt:") else same(_loose(check, level)), said)
+        for check in checks
+    ]
+    count = (
+        "len(after) == len(before)",
+        "f'got {len(after)} checks, but should be {len(before)} checks, as with"
+        " the log untouched'",
+        True,
+    )
+    return pair_test(
+        clean,
+        tampered,
+        None,
+        rows,
+        count,
+        name="test_a_damaged_log_changes_only_receipts",
+        says="a damaged log fails receipt checks and changes no other",
+        folder=folder,
     )
