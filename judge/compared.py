@@ -25,11 +25,10 @@ from strategies.world import ExpectedCheck, World
 
 __all__ = [
     "independence_test",
-    "message",
     "order_test",
     "pair_test",
     "raise_test",
-    "same",
+    "read_only_test",
     "render_test",
     "said_around",
     "subclass_test",
@@ -277,33 +276,35 @@ def _around(expected: str) -> tuple[str, str]:
     return before, after
 
 
-def message(observed: str, expected: str) -> str:
-    """A Python expression: the headline the judge makes of `observed` (an
-    expression the test works out, not opening with the expectation's
-    subject) and `expected` (words known when the test is written)."""
-    before, after = _around(expected)
-    parts = (repr(before) if before else "", observed, repr(after) if after else "")
-    return " + ".join(part for part in parts if part)
+#: How a pair test judges one check's two rows `old` and `new`: the same
+#: rows; the same, or (at the course level, for a detail that does not bind)
+#: both failing alike; or the verdict flipped.
+_RELATIONS = {
+    "same": "old == new",
+    "loose": "old == new or (old[:2] == new[:2] and old[1] is False)",
+    "flip": "old[1] is not new[1]",
+}
 
 
-def same(loose: bool) -> str:
-    """Python over rows `old` and `new`: whether they say the same thing, as
-    `ExpectedCheck.same` takes it (`loose`: at the course level, a failing
-    detail that does not bind may be worded otherwise)."""
-    if loose:
-        return "old == new or (old[:2] == new[:2] and old[1] is False)"
-    return "old == new"
+def _relation(check: ExpectedCheck, level: str) -> str:
+    """How `check`'s two rows must compare to say the same thing
+    (`ExpectedCheck.same`)."""
+    return "loose" if level == "course" and not check.course_binding else "same"
 
 
 def _pair_steps(
-    checks: Sequence[tuple[str, str]], count: tuple[str, str, bool]
+    table: Sequence[tuple[str, str, str]],
+    observed: dict[str, str],
+    count: tuple[str, str, bool],
 ) -> list[str]:
     """Lines that evaluate both worlds (`first`, `second`) into `before` and
     `after` rows (the tree's path in a detail as <tree>, as the judge shows
-    it), then assert, check by check in order, `(condition, message)`
-    (Python over `old`, `new`), as the invariant does; a check whose
-    condition is "" is not judged. `count` is (condition, message, first):
-    how many checks there are, judged before the checks or after them."""
+    it), then assert, check by check in order, its relation (`table`: the
+    relation's name, "" for a check not judged, and the lesson's words
+    around what was observed, worked out by `observed[relation]`, Python
+    over `old` and `new`), as the invariant does. `count` is (condition,
+    message, first): how many checks there are, judged before the checks
+    or after them."""
     counted = [f"assert {count[0]}, {count[1]}"]
     lines = [
         *_evaluated("first", "one"),
@@ -313,12 +314,19 @@ def _pair_steps(
         "before = _rows(one, Path(folder, 'first'))",
         "after = _rows(two, Path(folder, 'second'))",
         *(counted if count[2] else []),
-        "for index, (old, new) in enumerate(zip(before, after)):",
+        "# Per check: how its two rows must compare, and the words around",
+        "# what was seen when they do not.",
+        "said = [",
+        *(f"    {row!r}," for row in table),
+        "]",
+        "for (old, new), (how, head, tail) in zip(zip(before, after), said):",
     ]
-    for index, (condition, said) in enumerate(checks):
-        if condition:
-            lines += [f"    if index == {index}:"]
-            lines += [f"        assert {condition}, {said}"]
+    used = [how for how in _RELATIONS if any(row[0] == how for row in table)]
+    for number, how in enumerate(used):
+        lines += [
+            f"    {'if' if number == 0 else 'elif'} how == {how!r}:",
+            f"        assert {_RELATIONS[how]}, head + {observed[how]} + tail",
+        ]
     return lines + ([] if count[2] else counted)
 
 
@@ -326,7 +334,8 @@ def pair_test(
     world: World,
     other: World,
     events: Sequence[Any] | None,
-    checks: Sequence[tuple[str, str]],
+    table: Sequence[tuple[str, str, str]],
+    observed: dict[str, str],
     count: tuple[str, str, bool],
     *,
     name: str,
@@ -341,12 +350,8 @@ def pair_test(
         says,
         folder,
         [("build", world, None), ("build_second", other, events)],
-        _pair_steps(checks, count),
+        _pair_steps(table, observed, count),
     )
-
-
-def _loose(check: ExpectedCheck, level: str) -> bool:
-    return level == "course" and not check.course_binding
 
 
 def order_test(
@@ -359,14 +364,9 @@ def order_test(
 ) -> str:
     """order-insensitivity: the world's run, and the same run holding
     `events` (reordered, repeated, added to), give every check alike."""
-    observed = (
-        "f'in the canonical order: {_shown(old)}; after reordering: {_shown(new)}'"
-    )
-    rows = [
-        (
-            same(_loose(check, level)),
-            message(observed, f"in any event order: {check.shown(level)}"),
-        )
+    seen = "f'in the canonical order: {_shown(old)}; after reordering: {_shown(new)}'"
+    table = [
+        (_relation(check, level), *_around(f"in any event order: {check.shown(level)}"))
         for check in checks
     ]
     count = (
@@ -379,7 +379,8 @@ def order_test(
         world,
         world,
         events,
-        rows,
+        table,
+        {"same": seen, "loose": seen},
         count,
         name="test_any_event_order",
         says="reordering, repeating or adding events changes no check",
@@ -399,21 +400,23 @@ def independence_test(
     """independence: one fact changed (`other`) flips its own checks
     (`flips`, indices) and leaves every other check as it was; `checks` are
     the changed world's."""
-    rows = []
+    table = []
     for index, check in enumerate(checks):
         if index in flips:
-            said = message(
-                "f'before: {_shown(old)}; after: {_shown(new)}'",
-                f"{check.name} to flip: {check.shown(level)}",
-            )
-            rows.append(("old[1] is not new[1]", said))
+            expected = f"{check.name} to flip: {check.shown(level)}"
+            table.append(("flip", *_around(expected)))
         else:
-            said = message(
-                "f'before the change: {_shown(old)}; after: {_shown(new)}'",
+            expected = (
                 f"{check.name} left as the world says, before and after:"
-                f" {check.shown(level)}",
+                f" {check.shown(level)}"
             )
-            rows.append((same(_loose(check, level)), said))
+            table.append((_relation(check, level), *_around(expected)))
+    unmoved = "f'before the change: {_shown(old)}; after: {_shown(new)}'"
+    observed = {
+        "flip": "f'before: {_shown(old)}; after: {_shown(new)}'",
+        "same": unmoved,
+        "loose": unmoved,
+    }
     count = (
         "[row[0] for row in after] == [row[0] for row in before]",
         "f'got {[row[0] for row in after]}, but should be the same checks:"
@@ -424,7 +427,8 @@ def independence_test(
         world,
         other,
         None,
-        rows,
+        table,
+        observed,
         count,
         name="test_one_changed_fact",
         says="one changed fact flips its own check and no other",
@@ -443,12 +447,12 @@ def tampered_test(
     """tampered-log: the log damaged changes no check but the receipts' (the
     same world with its log untouched built beside it); `checks` are the
     tampered world's."""
-    said = (
-        "'got with the log damaged: ' + _shown(new) + ', but should be '"
-        " + f'{old[0]} unchanged: {_shown(old)}'"
+    seen = (
+        "f'got with the log damaged: {_shown(new)}, but should be"
+        " {old[0]} unchanged: {_shown(old)}'"
     )
-    rows = [
-        ("" if check.name.startswith("receipt:") else same(_loose(check, level)), said)
+    table = [
+        ("" if check.name.startswith("receipt:") else _relation(check, level), "", "")
         for check in checks
     ]
     count = (
@@ -461,9 +465,62 @@ def tampered_test(
         clean,
         tampered,
         None,
-        rows,
+        table,
+        {"same": seen, "loose": seen},
         count,
         name="test_a_damaged_log_changes_only_receipts",
         says="a damaged log fails receipt checks and changes no other",
         folder=folder,
+    )
+
+
+#: What of the process read-only's lessons name, and how a test sees it.
+_PROCESS = {
+    "the process's working directory": "os.getcwd()",
+    "the process's environment": "dict(os.environ)",
+}
+
+
+def read_only_test(world: World, lesson: Any, *, folder: str) -> str | None:
+    """read-only, for a lesson about the process's working directory or
+    environment: evaluating `world` leaves them as they were (None for a
+    lesson about anything else)."""
+    said = lesson.expected
+    what = next((w for w in _PROCESS if said == f"{w} unchanged by evaluation"), "")
+    if not what:
+        return None
+    head, tail = said_around(lesson)
+    if lesson.observed not in lesson.headline:
+        head, tail = lesson.headline, ""  # the lesson names it, no values
+        seen = ""
+    elif what.endswith("directory"):
+        seen = "f'before: {was!r:.200}; after: {now!r:.200}'"
+    else:
+        seen = (
+            "'; '.join(f'{key!s}: before {was.get(key, gone)!r:.80}, after"
+            " {now.get(key, gone)!r:.80}' for key in changed[:4])"
+        )
+    steps = [
+        f"was = {_PROCESS[what]}",
+        *_evaluated(),
+        f"now = {_PROCESS[what]}",
+    ]
+    if what.endswith("directory"):
+        steps += ["os.chdir(was)  # back where it was, for what runs next"]
+    else:
+        steps += [
+            "os.environ.clear()",
+            "os.environ.update(was)  # back as it was, for what runs next",
+            "gone = type('NotSet', (), {'__repr__': lambda self: '(not set)'})()",
+            "same = {k for k in was if now.get(k, gone) == was[k]}",
+            "changed = sorted({*was, *now} - same, key=str)",
+        ]
+    parts = (repr(head) if head else "", seen, repr(tail) if tail else "")
+    steps.append("assert now == was, " + " + ".join(p for p in parts if p))
+    return _test(
+        "test_evaluation_leaves_the_process_as_it_was",
+        f"evaluate_run leaves {what} as it was",
+        folder,
+        [("build", world, None)],
+        steps,
     )

@@ -402,6 +402,10 @@ def judging(
                 )
         if not failure.reproduce and world.plan is None:
             failure.reproduce = _plain_other(failure, world, target, then, plain, body)
+        if not failure.reproduce and world.plan is not None and not checked(failure):
+            # A real run of the learner's run_agent: drawn again, not written.
+            why = why_not_plain(world)
+            failure.reproduce = redraw_note(why, _folder(target), _seed())
         if not failure.reproduce:
             failure.reproduce = reproduction(
                 world, target, then=then, body=body, topic=checked(failure)

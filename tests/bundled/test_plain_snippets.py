@@ -331,6 +331,11 @@ def _planted_class() -> dict[str, tuple[str, ...]]:
     return chosen
 
 
+#: A lesson's working directories, before and after: the judge's worker's,
+#: where the learner's test sees its own.
+_WHERE = re.compile(r"(the process's working directory )\(before: .*; after: .*?\)")
+
+
 def _said_again(lesson: dict, where: Path) -> str:
     """Why `lesson`'s snippet does not show what the lesson says, or ""."""
     from test_lesson_snippets import _reproduced, _run
@@ -342,6 +347,12 @@ def _said_again(lesson: dict, where: Path) -> str:
         ran = _plain_python(script, where)
         if f"AssertionError: {lesson['headline']}" in ran.stderr:
             return ""
+        said = _WHERE.sub(r"\1(...)", lesson["headline"])
+        if said != lesson["headline"] and any(
+            _WHERE.sub(r"\1(...)", line) == f"AssertionError: {said}"
+            for line in ran.stderr.splitlines()
+        ):
+            return ""  # the same words, the process's own directories aside
         return f"its test says {ran.stderr[-800:]!r}"
     if snippet.startswith("# This world holds"):
         return "" if "day7-verify " in snippet else "no day7-verify line"
