@@ -300,9 +300,9 @@ def _pair_steps(
     """Lines that evaluate both worlds (`first`, `second`) into `before` and
     `after` rows (the tree's path in a detail as <tree>, as the judge shows
     it), then assert, check by check in order, its relation (`table`: the
-    relation's name, "" for a check not judged, and the lesson's words
-    around what was observed, worked out by `observed[relation]`, Python
-    over `old` and `new`), as the invariant does. `count` is (condition,
+    relation's name, "" for a check not judged, and words `head` and
+    `tail` of the lesson's), its message `observed[relation]` (Python over
+    `old`, `new`, `head` and `tail`), as the invariant does. `count` is (condition,
     message, first): how many checks there are, judged before the checks
     or after them."""
     counted = [f"assert {count[0]}, {count[1]}"]
@@ -325,7 +325,7 @@ def _pair_steps(
     for number, how in enumerate(used):
         lines += [
             f"    {'if' if number == 0 else 'elif'} how == {how!r}:",
-            f"        assert {_RELATIONS[how]}, head + {observed[how]} + tail",
+            f"        assert {_RELATIONS[how]}, {observed[how]}",
         ]
     return lines + ([] if count[2] else counted)
 
@@ -364,7 +364,10 @@ def order_test(
 ) -> str:
     """order-insensitivity: the world's run, and the same run holding
     `events` (reordered, repeated, added to), give every check alike."""
-    seen = "f'in the canonical order: {_shown(old)}; after reordering: {_shown(new)}'"
+    seen = (
+        "head + f'in the canonical order: {_shown(old)}; after reordering:"
+        " {_shown(new)}' + tail"
+    )
     table = [
         (_relation(check, level), *_around(f"in any event order: {check.shown(level)}"))
         for check in checks
@@ -400,20 +403,21 @@ def independence_test(
     """independence: one fact changed (`other`) flips its own checks
     (`flips`, indices) and leaves every other check as it was; `checks` are
     the changed world's."""
-    table = []
-    for index, check in enumerate(checks):
-        if index in flips:
-            expected = f"{check.name} to flip: {check.shown(level)}"
-            table.append(("flip", *_around(expected)))
-        else:
-            expected = (
-                f"{check.name} left as the world says, before and after:"
-                f" {check.shown(level)}"
-            )
-            table.append((_relation(check, level), *_around(expected)))
-    unmoved = "f'before the change: {_shown(old)}; after: {_shown(new)}'"
+    # The words name each check as the learner's report does (its row's
+    # name), as the property's lesson does: head and tail are worked out
+    # in the test, headline_of's own forms for these expectations.
+    # The words end with what the world says of the check.
+    table = [
+        ("flip" if index in flips else _relation(check, level), "", check.shown(level))
+        for index, check in enumerate(checks)
+    ]
+    unmoved = (
+        "f'got before the change: {_shown(old)}; after: {_shown(new)}, but should"
+        " be {old[0]} left as the world says, before and after: ' + tail"
+    )
     observed = {
-        "flip": "f'before: {_shown(old)}; after: {_shown(new)}'",
+        "flip": "f'got before: {_shown(old)}; after: {_shown(new)}, but {old[0]}"
+        " should flip: ' + tail",
         "same": unmoved,
         "loose": unmoved,
     }
