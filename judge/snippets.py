@@ -47,6 +47,10 @@ from strategies.world import ExpectedCheck, World
 __all__ = [
     "PLAIN_MARK",
     "REDRAW_MARK",
+    "WRITE",
+    "build_lines",
+    "program",
+    "verdict_lines",
     "checkout_root",
     "folder_line",
     "lesson_test",
@@ -71,6 +75,8 @@ _HOMES = {
     "workspace": ("ToolPolicy", "Workspace"),
     "evaluation": (
         "EvaluationCase",
+        "EvaluationCheck",
+        "EvaluationReport",
         "FileExpectation",
         "ReceiptExpectation",
         "ResultExpectation",
@@ -328,7 +334,7 @@ def _conflict(log: Log) -> bytes:
     return b"" if other is None else _line(other)
 
 
-def _verdict_lines(check: ExpectedCheck, level: str) -> list[str]:
+def verdict_lines(check: ExpectedCheck, level: str) -> list[str]:
     """Asserts on the report: the check is there, with its verdict and its
     binding detail, each failing with the lesson's own sentence."""
     should = check.shown(level)
@@ -386,6 +392,7 @@ def _rewrite_lines(spot: tuple[str, ...], way: str) -> list[str]:
             "# The same inode, written over.",
             "with open(path, 'r+b') as same:",
             "    same.write(data)",
+            "    same.truncate()",
         ]
     return [*lines, "os.utime(path, ns=times)  # its times put back"]
 
@@ -489,7 +496,7 @@ def lesson_test(
                 "    report = evaluate_run(run, workspace, receipts, case)",
             ]
     steps += ["    print(report.render())"]
-    asserts = _names_lines(names) if check is None else _verdict_lines(check, level)
+    asserts = _names_lines(names) if check is None else verdict_lines(check, level)
     steps += [f"    {line}" for line in asserts]
     if check is None:
         builds = [*_SHOWN_NAMES, "", "", *builds]
@@ -543,6 +550,73 @@ def lesson_test(
             "",
         ]
     )
+
+
+def build_lines(
+    world: World, name: str = "build", events: Sequence[EventSpec] | None = None
+) -> list[str]:
+    """The function `name(tree)` that builds `world` (its run's events
+    `events`, when given) under `tree` and returns evaluate_run's four
+    arguments; `world` must be plain (`why_not_plain`)."""
+    return _build_function(name, evidence(world, _TREE, events))
+
+
+def program(
+    name: str, says: str, folder: str, defs: Sequence[str], steps: Sequence[str]
+) -> str:
+    """A whole plain test: where to save it and how to run it, what it checks
+    (`says`), the course names its lines use, the learner's folder as a
+    package of its own, `defs` (module-level lines), and the test function
+    `name` running `steps` (pytest collects it, `python FILE` runs it)."""
+    used = "\n".join([*defs, *steps])
+    file_name = f"{name}.py"
+    return "\n".join(
+        [
+            PLAIN_MARK,
+            f"# Save it as {file_name} in your checkout's root, then run it there:",
+            f"#     python {file_name}        (or: pytest {file_name})",
+            f"# It checks that {says}",
+            "",
+            *(["import os"] if re.search(r"\bos\.", used) else []),
+            "import sys",
+            *(["import tempfile"] if "tempfile." in used else []),
+            "import types",
+            "from pathlib import Path",
+            "",
+            *_loading(folder),
+            *_imports(used),
+            "",
+            "",
+            *defs,
+            "",
+            "",
+            f"def {name}():",
+            *(f"    {line}" for line in steps),
+            "",
+            "",
+            'if __name__ == "__main__":',
+            f"    {name}()",
+            "",
+        ]
+    )
+
+
+def _imports(used: str) -> list[str]:
+    """The imports of the course names `used` mentions, module by module."""
+    imports = []
+    for module, names in _HOMES.items():
+        wanted = [n for n in names if re.search(rf"\b{n}\b", used)]
+        if wanted:
+            imports.append(f"from {_PACKAGE}.{module} import {', '.join(wanted)}")
+    return imports
+
+
+#: Module-level lines a plain test that builds a world needs.
+WRITE = [
+    "def _write(path, data):",
+    "    path.parent.mkdir(parents=True, exist_ok=True)",
+    "    path.write_bytes(data)",
+]
 
 
 def _header(name: str, says: str, folder: str, names_used: str) -> list[str]:

@@ -30,6 +30,7 @@ from strategies.world import ExpectedCheck, World, about_check, describe, truth
 __all__ = [
     "Row",
     "Body",
+    "Plain",
     "assert_truth",
     "fresh_rows",
     "calling",
@@ -302,6 +303,11 @@ _BODY_NAMES = (
 )
 
 
+#: Writes a lesson's plain test for a folder (judge.snippets, judge.compared),
+#: given the folder and the lesson; None where it writes none.
+Plain = Callable[[str, Any], "str | None"]
+
+
 #: Lessons a plain test cannot show: it would hang, crash, run out of
 #: memory or fail to import, where the judge's snippet stops and says so.
 _NOT_PLAIN_TOPICS = ("hang", "crash", "memory", "surface", "substrate")
@@ -313,7 +319,7 @@ def reproducing(
     lines: Callable[[str], Sequence[str]],
     names: Iterable[str] = (),
     *,
-    plain: Callable[[str], str | None] | None = None,
+    plain: Plain | None = None,
 ) -> Iterator[None]:
     """Lessons raised inside, about calls on no world (a case's types, a
     report built directly), get the snippet `lines(topic)` makes, run with
@@ -323,7 +329,7 @@ def reproducing(
         yield
     except (InvariantFailure, CallAborted) as failure:
         if not failure.reproduce and plain and failure.topic not in _NOT_PLAIN_TOPICS:
-            failure.reproduce = plain(_folder(target)) or ""
+            failure.reproduce = plain(_folder(target), failure) or ""
         if not failure.reproduce:
             topic = checked(failure)
             failure.reproduce = snippet(target, lines(topic), names, topic)
@@ -340,6 +346,7 @@ def judging(
     body: Body | None = None,
     before: World | None = None,
     rewrite: tuple[tuple[str, int], str] | None = None,
+    plain: Plain | None = None,
 ) -> Iterator[None]:
     """Lessons raised inside say which world broke them, and how to rebuild it
     (and, with `then`, the second world they compare it with; with `body`,
@@ -349,7 +356,13 @@ def judging(
     keeps (`plain_test`), when `context` says nothing beyond the world or
     `before` says what it does: the world evaluated first at the same paths,
     and with `rewrite` (the spot, as `strategies.rewrites.Rewrite.spot`, and
-    the way) the evidence there given this world's bytes in between."""
+    the way) the evidence there given this world's bytes in between.
+
+    `plain(folder, lesson)` writes the plain test of any other lesson raised
+    inside that is not about a call that hung, crashed or raised
+    (judge.compared), or None; a lesson that evaluate_run raised on the
+    world alone gets one that says so (`compared.raise_test`). A world no
+    test file builds plainly gets the day7-verify line instead."""
     words = "\n".join(part for part in (describe(world), context) if part)
     try:
         with describing(words):  # a hang ends the test before Hypothesis prints
@@ -377,8 +390,8 @@ def judging(
                     level=wanted[1],
                     folder=_folder(target),
                 )
-        plain = then is None and body is None and seen is not None
-        if plain and not failure.reproduce and world.plan is None:
+        one_verdict = then is None and body is None and seen is not None
+        if one_verdict and not failure.reproduce and world.plan is None:
             check, row, level = seen
             if not context:
                 # Told again on a smaller world at the end (`told_smaller`).
@@ -388,11 +401,51 @@ def judging(
                 failure.reproduce = plain_test(
                     world, target, check, level, before=before, rewrite=rewrite
                 )
+        if not failure.reproduce and world.plan is None:
+            failure.reproduce = _plain_other(failure, world, target, then, plain, body)
+        if not failure.reproduce and world.plan is not None and not checked(failure):
+            # A real run of the learner's run_agent: drawn again, not written.
+            why = why_not_plain(world)
+            failure.reproduce = redraw_note(why, _folder(target), _seed())
         if not failure.reproduce:
             failure.reproduce = reproduction(
                 world, target, then=then, body=body, topic=checked(failure)
             )
         raise
+
+
+def _plain_other(
+    failure: InvariantFailure | CallAborted,
+    world: World,
+    target: Any,
+    then: tuple[str, World, Sequence[Any] | None] | None,
+    plain: Plain | None,
+    body: Body | None,
+) -> str:
+    """The plain test (or the day7-verify line) of a lesson that is not one
+    check's verdict: `plain`'s, or, for evaluate_run raising on the world
+    alone, `compared.raise_test`; "" where neither applies."""
+    from judge import compared
+
+    topic = checked(failure)
+    raised = (
+        topic == "call"
+        and then is None
+        and body is None
+        and failure.cause.startswith("raises:")
+        and failure.headline.startswith(f"{EVALUATE} raised ")
+    )
+    if not raised and (topic or plain is None):
+        return ""
+    worlds = [world] if then is None else [world, then[1]]
+    why = next(filter(None, map(why_not_plain, worlds)), "")
+    if why:
+        return redraw_note(why, _folder(target), _seed())
+    folder = _folder(target)
+    if raised:
+        return compared.raise_test(world, failure, folder=folder)
+    assert plain is not None
+    return plain(folder, failure) or ""
 
 
 def _folder(target: Any) -> str:

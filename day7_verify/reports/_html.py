@@ -33,6 +33,7 @@ from day7_verify.reports._report import (
     lessons_by_invariant,
     short_names,
 )
+from day7_verify.reports._run import run_line
 from judge.ordering import invariants_at
 
 __all__ = ["MARKS", "html_page"]
@@ -655,6 +656,7 @@ def _lesson_section(
         reproduce = str(lesson.get("reproduce", "")).strip()
         if reproduce:
             fields.append(f"<dt>reproduce</dt><dd><pre>{_e(reproduce)}</pre></dd>")
+            fields.append(f"<dt>run</dt><dd><pre>{_e(run_line(reproduce))}</pre></dd>")
         test = str(lesson.get("test", "")).strip()
         if test:
             fields.append(f"<dt>test</dt><dd><code>{_e(test)}</code></dd>")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from day7_verify.reports._run import run_line
 from day7_verify.reports._safe import clean_verdict, exact_bytes
 
 __all__ = [
@@ -270,7 +271,11 @@ class LearnerVerdict:
             "seconds": round(self.seconds, 2),
             "detail": self.detail,
             "invariants": dict(self.invariants),
-            "lessons": [dict(item) for item in self.lessons],
+            # Each snippet with the command that runs it (reports/_run.py).
+            "lessons": [
+                {**item, "run": run_line(str(item.get("reproduce", "")))}
+                for item in self.lessons
+            ],
             "running": dict(self.running) if self.running else None,
         }
         if self.output_tail is not None:

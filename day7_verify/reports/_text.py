@@ -15,16 +15,14 @@ invariants: one mark per invariant, numbered columns, and a legend.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 import shlex
-import sys
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from day7_verify.reports._report import ClassReport, LearnerVerdict, short_names
+from day7_verify.reports._run import heredoc_end, runnable
 from day7_verify.reports._safe import terminal_text
 from day7_verify.reports._width import clip_left, pad
 from day7_verify.reports._width import width as columns
@@ -34,6 +32,7 @@ __all__ = [
     "MARKS",
     "class_lines",
     "gone_lines",
+    "heredoc_end",
     "learner_lines",
     "ordered_lessons",
     "runnable",
@@ -124,43 +123,6 @@ def _for_the_command(note: str, path: str) -> str:
         ),
         note,
     )
-
-
-def runnable(snippet: str, python: str | None = None) -> str:
-    """`snippet` as a shell command that runs it, pasted anywhere.
-
-    The snippet imports `judge` (and `strategies`), which only day7-verify's
-    own Python has (or, run from a checkout, only its directory): so the
-    command names both that Python and, in PYTHONPATH, where they are, rather than
-    leaving the learner a ModuleNotFoundError. The snippet names the folder
-    by its absolute path, so no `cd` is needed. Every word is quoted for the
-    shell, and the here-document ends at a word no line of the snippet is.
-    """
-    python = python or sys.executable
-    judge = importlib.util.find_spec("judge")
-    where = (
-        os.path.dirname(os.path.dirname(judge.origin))
-        if judge is not None and judge.origin
-        else os.getcwd()
-    )
-    end = heredoc_end(snippet)
-    return "\n".join(
-        [
-            f"PYTHONPATH={shlex.quote(where)} {shlex.quote(python)} - <<'{end}'",
-            snippet.rstrip(),
-            end,
-        ]
-    )
-
-
-def heredoc_end(text: str) -> str:
-    """A word for a here-document to end at that is no line of `text`."""
-    lines = set(text.split("\n")) | set(text.splitlines())
-    end, number = "EOF", 0
-    while end in lines:
-        number += 1
-        end = f"EOF_{number}"
-    return end
 
 
 def _reproduce_block(snippet: str) -> list[str]:

@@ -99,7 +99,8 @@ def test_the_way_of_a_world_reads_whole_in_build_in(step: str) -> None:
     which writes the same evidence out as a learner's plain test (source
     text, never a tree or a call into the target)."""
     writers = {
-        ("snippets.py", f) for f in ("lesson_test", "spot_parts", "why_not_plain")
+        ("snippets.py", f)
+        for f in ("lesson_test", "spot_parts", "why_not_plain", "build_lines")
     }
     allowed = writers if step == "evidence" else set()
     assert _callers(step) - allowed == {("build.py", "build_in")}

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, note
 
 from judge import fail, judged, judging, shown_row, verdict_cause
+from judge.compared import independence_test
 from judge.fixes import hint_for, placed
 from strategies import (
     PASSING_WORLD,
@@ -39,7 +40,20 @@ def test_one_changed_fact_flips_its_own_check_and_no_other(target, pair) -> None
     context = f"{describe(world)}\nperturbation: {perturbation}"
     # The snippet rebuilds both worlds and prints both reports.
     changed = (f"after the change: {perturbation}", perturbation.world, None)
-    with judging(world, target, f"perturbation: {perturbation}", then=changed):
+
+    def plain(folder: str, lesson) -> str:
+        return independence_test(
+            world,
+            perturbation.world,
+            perturbation.checks,
+            truth(perturbation.world),
+            target.level,
+            folder=folder,
+        )
+
+    with judging(
+        world, target, f"perturbation: {perturbation}", then=changed, plain=plain
+    ):
         if [row[0] for row in before] != [row[0] for row in after]:
             fail(
                 world=context,

@@ -10,6 +10,7 @@ from hypothesis import example, given, note
 from hypothesis import strategies as st
 
 from judge import fail, judged, judging, shown_row, verdict_cause
+from judge.compared import order_test
 from judge.fixes import placed
 from strategies import (
     EventSpec,
@@ -122,9 +123,14 @@ def test_reordering_duplicating_or_adding_events_changes_nothing(
     canonical = judged(target, world)
     reordered = judged(target, world, events=case.events)
     context = f"{describe(world)}\n{case.how}"
+
     # A lesson about two evaluations rebuilds both: the snippet prints the
     # report in the canonical order, then after the reordering.
-    with judging(world, target, case.how, then=(case.how, world, case.events)):
+    def plain(folder: str, lesson) -> str:
+        return order_test(world, case.events, truth(world), target.level, folder=folder)
+
+    then = (case.how, world, case.events)
+    with judging(world, target, case.how, then=then, plain=plain):
         for before, after, check in zip(
             canonical, reordered, truth(world), strict=False
         ):

@@ -18,6 +18,7 @@ from judge import (
     tree_changes,
     tree_snapshot,
 )
+from judge.compared import read_only_test
 from judge.fixes import placed
 from judge.verdicts import evaluated_twice
 from strategies import World, describe, worlds
@@ -55,8 +56,12 @@ def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> N
     """
     words = describe(world)
     note(words)
+
+    def plain(folder: str, lesson) -> str | None:
+        return read_only_test(world, lesson, folder=folder)
+
     with (
-        judging(world, target, body=evaluated_twice),
+        judging(world, target, body=evaluated_twice, plain=plain),
         materialise(world, target) as built,
     ):
         calls = spy_on(built)

@@ -18,6 +18,7 @@ from judge import (
     shown_row,
 )
 from judge.causes import RENDER_GRAMMAR
+from judge.compared import render_test, verdict_test
 from judge.fixes import placed
 from judge.verdicts import calling, reproducing
 from strategies import World, describe, truth, worlds
@@ -118,7 +119,10 @@ def test_the_report_passes_exactly_when_every_check_passes(
             "print(report.render())",
         ]
 
-    with judging(world, target, body=body):
+    def plain(folder: str, lesson) -> str:
+        return verdict_test(world, lesson, folder=folder)
+
+    with judging(world, target, body=body, plain=plain):
         with materialise(world, target) as built:
             report = evaluate(target, built)
             rows = report_view(report)
@@ -291,7 +295,13 @@ def test_render_follows_its_grammar_line_by_line(target, rows) -> None:
     exactly PASS and FAIL.
     """
     lines = _render_lines_of
-    with reproducing(target, lambda topic: lines(rows, topic), ["call_target"]):
+
+    def plain(folder: str, lesson) -> str | None:
+        return render_test(lesson, folder=folder, rows=rows)
+
+    with reproducing(
+        target, lambda topic: lines(rows, topic), ["call_target"], plain=plain
+    ):
         report = _report(target, rows)
         _render_lines(
             target,
@@ -316,6 +326,10 @@ def test_an_evaluated_report_renders_its_own_checks(target, world: World) -> Non
     Task 6 (a stable report): the rendering of evaluate_run's own report.
     """
     note(describe(world))
-    with judging(world, target), materialise(world, target) as built:
+
+    def plain(folder: str, lesson) -> str | None:
+        return render_test(lesson, folder=folder, world=world)
+
+    with judging(world, target, plain=plain), materialise(world, target) as built:
         report = evaluate(target, built)
         _render_lines(target, report, report_view(report), describe(world))

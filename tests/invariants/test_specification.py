@@ -16,6 +16,7 @@ from judge import (
     materialise,
     recast,
 )
+from judge.compared import subclass_test
 from judge.fixes import change_for, placed
 from judge.snippets import acceptance_test, refusal_test
 from judge.verdicts import calling, reproducing
@@ -73,7 +74,7 @@ def _refused(target, spec: Spec) -> None:
     __tracebackhide__ = True
     binding = spec.binds or target.level == "hardened"
 
-    def plain(folder: str) -> str | None:
+    def plain(folder: str, lesson: object = None) -> str | None:
         return refusal_test(
             spec.what, spec.code, spec.names, binding=binding, folder=folder
         )
@@ -171,7 +172,7 @@ def test_every_valid_specification_is_accepted_as_written(
     note(spec.what)
     names = ["call_target", "recast"]
 
-    def plain(folder: str) -> str | None:
+    def plain(folder: str, lesson: object = None) -> str | None:
         return acceptance_test(spec.what, spec.code, spec.holds, folder=folder)
 
     with reproducing(target, lambda topic: _accepting(spec, topic), names, plain=plain):
@@ -425,8 +426,11 @@ def test_an_instance_of_a_subclass_is_judged_as_its_type(
             evaluated = calling(EVALUATE, "target.evaluate_run", "*built.args", topic)
         return [made, f"print({evaluated}.render())"]
 
+    def plain(folder: str, lesson) -> str:
+        return subclass_test(world, argument, base, name, lesson, folder=folder)
+
     with (
-        judging(world, target, context, body=body),
+        judging(world, target, context, body=body, plain=plain),
         materialise(world, target) as built,
     ):
         recast(built.args[position], base, name)

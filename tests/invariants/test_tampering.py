@@ -24,6 +24,7 @@ from judge import (
     shown_row,
     verdict_cause,
 )
+from judge.compared import tampered_test
 from judge.fixes import hint_for, placed
 from strategies import (
     LogDamage,
@@ -119,7 +120,13 @@ def test_a_tampered_log_fails_every_receipt_check_and_nothing_else(
     # Both worlds rebuilt: the report on the damaged log, then on the same
     # log untouched, for the checks that should not have changed.
     untouched = ("the same world with its log untouched", case.clean, None)
-    with judging(case.tampered, target, then=untouched):
+
+    def plain(folder: str, lesson) -> str:
+        return tampered_test(
+            case.clean, case.tampered, truth(case.tampered), target.level, folder=folder
+        )
+
+    with judging(case.tampered, target, then=untouched, plain=plain):
         if len(rows) != len(clean_rows):
             fail(
                 world=words,
@@ -167,7 +174,10 @@ def _damaged_in_place(target, case: Tampering, built, damaged: bytes) -> None:
         f" then replaced by the damaged log's ({REWRITE_WAYS[case.way]}), its"
         " modification and access times put back"
     )
-    with judging(case.tampered, target, again):
+    # Its test evaluates the clean world, then writes the damaged log's
+    # bytes over the clean one as here (judge/snippets.py).
+    way = (("log", 0), case.way)
+    with judging(case.tampered, target, again, before=case.clean, rewrite=way):
         rewrite_evidence(built, built.log_at, damaged, case.way)
         try:
             _assert_receipts(evaluate(target, built), case.tampered, target.level)

@@ -1,0 +1,530 @@
+"""Plain tests for the lessons that are not one check's verdict on one world.
+
+    source = verdict_test(world, lesson, folder=...)
+
+Each function writes, like `judge.snippets.lesson_test`, a program in plain
+Python a learner keeps: the world built in a temporary folder with the
+course's names, the calls the invariant makes (one evaluation, two worlds
+compared, a report built directly), and an assert of what the invariant
+says must hold. Its message is the lesson's own headline: the snippet
+works out the observed part as the invariant did, and the words around it
+are the lesson's (`_said`), so the test says what the lesson says whenever
+the learner's code does what the judge saw.
+
+Every world given must be plain (`snippets.why_not_plain` says "").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from judge.snippets import WRITE, build_lines, program, verdict_lines
+from strategies.world import ExpectedCheck, World
+
+__all__ = [
+    "independence_test",
+    "order_test",
+    "pair_test",
+    "raise_test",
+    "read_only_test",
+    "render_test",
+    "said_around",
+    "subclass_test",
+    "tampered_test",
+    "verdict_test",
+]
+
+#: The call every world's lesson makes, as the lessons name it.
+_EVALUATE = "evaluate_run(run, workspace, receipts, case)"
+
+#: Module-level helpers a test may use: a report's rows, a row as the
+#: judge shows it, an exception on one line.
+_HELPERS = {
+    "_rows": [
+        "def _rows(report, tree=None):",
+        "    rows = [(c.name, c.passed, c.detail) for c in report.checks]",
+        "    if tree is None:",
+        "        return rows",
+        "    # The tree's own path in a detail, as <tree>: two trees differ there.",
+        "    spellings = sorted({str(tree), str(tree.resolve())}, key=len)[::-1]",
+        "    for spelling in spellings:",
+        "        rows = [",
+        "            (name, passed, detail.replace(spelling, '<tree>'))",
+        "            if isinstance(detail, str) else (name, passed, detail)",
+        "            for name, passed, detail in rows",
+        "        ]",
+        "    return rows",
+    ],
+    "_shown": [
+        "def _shown(row):",
+        "    name, passed, detail = row",
+        "    return f\"{name}: {'PASS' if passed else 'FAIL'} ({detail})\"",
+    ],
+    "_one_line": [
+        "def _one_line(error):",
+        "    text = ' '.join(str(error).split())",
+        "    named = type(error).__name__",
+        "    return f'{named}: {text}' if text else named",
+    ],
+}
+
+
+def said_around(lesson: Any) -> tuple[str, str]:
+    """The lesson's headline around its observed part: (before, after), so a
+    test that works out the observed part again says the same sentence."""
+    headline, observed = lesson.headline, lesson.observed
+    if observed and observed in headline:
+        before, _, after = headline.partition(observed)
+        return before, after
+    return "got ", f", but should be {lesson.expected}"
+
+
+def _said(lesson: Any, observed: str) -> str:
+    """A Python expression: the lesson's headline around `observed` (an
+    expression the test works out)."""
+    before, after = said_around(lesson)
+    return " + ".join(
+        part for part in (repr(before) if before else "", observed, repr(after)) if part
+    )
+
+
+def _defs(worlds: Sequence[tuple[str, World, Sequence[Any] | None]], steps) -> list:
+    """The helpers `steps` use, then one build function per world."""
+    used = "\n".join(steps)
+    defs: list[str] = []
+    for name, lines in _HELPERS.items():
+        if re.search(rf"\b{name}\(", used):
+            defs += [*lines, "", ""]
+    if worlds:
+        defs += [*WRITE, "", ""]
+    for number, (name, world, events) in enumerate(worlds):
+        defs += [*(["", ""] if number else []), *build_lines(world, name, events)]
+    return defs
+
+
+def _in_folders(names: Sequence[str], steps: Sequence[str]) -> list[str]:
+    """`steps` inside a temporary folder, each world built in one of its own:
+    `first = build(...)` for the first world, `second = ...` for the next."""
+    lines = ["with tempfile.TemporaryDirectory() as folder:"]
+    for number, name in enumerate(names):
+        held = ("first", "second")[number]
+        lines += [
+            f"    Path(folder, {held!r}).mkdir()",
+            f"    {held} = {name}(Path(folder, {held!r}))",
+        ]
+    return lines + [f"    {line}" for line in steps]
+
+
+def _test(
+    name: str,
+    says: str,
+    folder: str,
+    worlds: Sequence[tuple[str, World, Sequence[Any] | None]],
+    steps: Sequence[str],
+) -> str:
+    body = _in_folders([w[0] for w in worlds], steps) if worlds else list(steps)
+    return program(name, says, folder, _defs(worlds, body), body)
+
+
+def _evaluated(held: str = "first", into: str = "report") -> list[str]:
+    """Lines that evaluate a built world, a raise said as the judge says it."""
+    return [
+        "try:",
+        f"    {into} = evaluate_run(*{held})",
+        "except Exception as error:",
+        f"    raise AssertionError(f'{_EVALUATE} raised {{_one_line(error)}},"
+        " but should return an EvaluationReport') from error",
+    ]
+
+
+def raise_test(world: World, lesson: Any, *, folder: str) -> str:
+    """evaluate_run on `world` returns a report (the lesson: it raised)."""
+    steps = [*_evaluated(), "print(report.render())"]
+    return _test(
+        "test_evaluate_run_returns_a_report",
+        "evaluate_run returns a report on this world, never raises",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
+
+
+def verdict_test(world: World, lesson: Any, *, folder: str) -> str:
+    """report.passed on `world` is true exactly when every check passed."""
+    steps = [
+        *_evaluated(),
+        "print(report.render())",
+        "rows = _rows(report)",
+        "should = bool(rows) and all(row[1] for row in rows)",
+        "failed = [_shown(row) for row in rows if not row[1]]",
+        "observed = f'report.passed is {report.passed!r}' + (",
+        "    f' with failed checks {failed}' if failed else ''",
+        ")",
+        f"assert report.passed is should, {_said(lesson, 'observed')}",
+    ]
+    return _test(
+        "test_report_passed",
+        "report.passed is true exactly when every check passed",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
+
+
+def subclass_test(
+    world: World, argument: str, base: str, name: str, lesson: Any, *, folder: str
+) -> str:
+    """evaluate_run judges `argument` made an instance of `name`, a subclass
+    of `base` adding nothing, as the `base` it is: it returns a report (and,
+    for a lesson about a verdict, that check's verdict as the world says)."""
+    steps = [
+        "run, workspace, receipts, case = first",
+        f"# Your {argument}, made an instance of a subclass adding nothing.",
+        f"subclass = type({name!r}, ({base},), {{'__slots__': ()}})",
+        f"object.__setattr__({argument}, '__class__', subclass)",
+        "try:",
+        "    report = evaluate_run(run, workspace, receipts, case)",
+        "except Exception as error:",
+        f"    observed = f'{_EVALUATE} raised {{_one_line(error)}}'",
+        f"    raise AssertionError({_said(lesson, 'observed')}) from error",
+        "print(report.render())",
+    ]
+    seen = getattr(lesson, "seen", None)
+    if seen is not None:
+        check, _, level = seen
+        steps += verdict_lines(check, level)
+    return _test(
+        f"test_a_{argument}_of_a_subclass",
+        f"evaluate_run judges a {argument} of a subclass of {base} as the {base} it is",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
+
+
+#: The lines that work out what render() should give for `rows`, as the
+#: render-grammar invariant does: the report's own verdict when its first
+#: line tells it (a wrong `passed` is report-verdict's lesson, not render's).
+_RENDER_WANTED = [
+    "text = report.render()",
+    "print(repr(text))",
+    "lines = text.split('\\n')",
+    "passed = bool(rows) and all(row[1] for row in rows)",
+    "own = report.passed",
+    "if isinstance(own, bool) and lines[0] == f\"evaluation: {'PASS' if own else"
+    " 'FAIL'}\":",
+    "    passed = own",
+    "want = [f\"evaluation: {'PASS' if passed else 'FAIL'}\"] + [",
+    "    f\"- {name}: {'PASS' if ok else 'FAIL'} ({detail})\" for name, ok, detail"
+    " in rows",
+    "]",
+]
+
+
+def render_test(
+    lesson: Any, *, folder: str, rows: Sequence[tuple] = (), world: World | None = None
+) -> str | None:
+    """render() of a report (built directly from `rows`, or evaluate_run's
+    on `world`) is the grammar's lines joined by newlines; None for a lesson
+    that is no mistake of the grammar (a call that raised)."""
+    if lesson.cause != "render:grammar":
+        return None
+    if world is None:
+        steps = [
+            f"rows = {list(rows)!r}",
+            "checks = tuple(EvaluationCheck(*row) for row in rows)",
+            "report = EvaluationReport(checks)",
+        ]
+    else:
+        steps = [*_evaluated(), "rows = _rows(report)"]
+    steps += _RENDER_WANTED
+    observed = lesson.observed
+    if observed.endswith(", one newline too many at the end"):
+        seen = "f'render() == {text!r}, one newline too many at the end'"
+    elif observed.startswith("line "):
+        steps += [
+            "wrong = [n for n, (a, b) in enumerate(zip(lines, want), 1) if a != b]",
+            "number = (wrong or [1])[0]",
+        ]
+        seen = "f'line {number}: {lines[number - 1]!r}'"
+    else:
+        seen = "f'{len(lines)} lines: {text!r}'"
+    steps.append(f"assert text == '\\n'.join(want), {_said(lesson, seen)}")
+    return _test(
+        "test_render",
+        "render() gives 'evaluation: PASS|FAIL' then '- <name>: PASS|FAIL"
+        " (<detail>)' for each check, joined by newlines",
+        folder,
+        [("build", world, None)] if world is not None else [],
+        steps,
+    )
+
+
+#: Stands for the observed part while a headline is worked out.
+_MARK = "\x00observed\x00"
+
+
+def _around(expected: str) -> tuple[str, str]:
+    """The headline the judge makes of `expected` (judge.lessons.headline_of)
+    around an observed part that does not open with its subject, as
+    (before, after)."""
+    from judge.lessons import headline_of
+
+    before, _, after = headline_of(_MARK, expected).partition(_MARK)
+    return before, after
+
+
+#: How a pair test judges one check's two rows `old` and `new`: the same
+#: rows; the same, or (at the course level, for a detail that does not bind)
+#: both failing alike; or the verdict flipped.
+_RELATIONS = {
+    "same": "old == new",
+    "loose": "old == new or (old[:2] == new[:2] and old[1] is False)",
+    "flip": "old[1] is not new[1]",
+}
+
+
+def _relation(check: ExpectedCheck, level: str) -> str:
+    """How `check`'s two rows must compare to say the same thing
+    (`ExpectedCheck.same`)."""
+    return "loose" if level == "course" and not check.course_binding else "same"
+
+
+def _pair_steps(
+    table: Sequence[tuple[str, str, str]],
+    observed: dict[str, str],
+    count: tuple[str, str, bool],
+) -> list[str]:
+    """Lines that evaluate both worlds (`first`, `second`) into `before` and
+    `after` rows (the tree's path in a detail as <tree>, as the judge shows
+    it), then assert, check by check in order, its relation (`table`: the
+    relation's name, "" for a check not judged, and words `head` and
+    `tail` of the lesson's), its message `observed[relation]` (Python over
+    `old`, `new`, `head` and `tail`), as the invariant does. `count` is (condition,
+    message, first): how many checks there are, judged before the checks
+    or after them."""
+    counted = [f"assert {count[0]}, {count[1]}"]
+    lines = [
+        *_evaluated("first", "one"),
+        *_evaluated("second", "two"),
+        "print(one.render())",
+        "print(two.render())",
+        "before = _rows(one, Path(folder, 'first'))",
+        "after = _rows(two, Path(folder, 'second'))",
+        *(counted if count[2] else []),
+        "# Per check: how its two rows must compare, and the words around",
+        "# what was seen when they do not.",
+        "said = [",
+        *(f"    {row!r}," for row in table),
+        "]",
+        "for (old, new), (how, head, tail) in zip(zip(before, after), said):",
+    ]
+    used = [how for how in _RELATIONS if any(row[0] == how for row in table)]
+    for number, how in enumerate(used):
+        lines += [
+            f"    {'if' if number == 0 else 'elif'} how == {how!r}:",
+            f"        assert {_RELATIONS[how]}, {observed[how]}",
+        ]
+    return lines + ([] if count[2] else counted)
+
+
+def pair_test(
+    world: World,
+    other: World,
+    events: Sequence[Any] | None,
+    table: Sequence[tuple[str, str, str]],
+    observed: dict[str, str],
+    count: tuple[str, str, bool],
+    *,
+    name: str,
+    says: str,
+    folder: str,
+) -> str:
+    """Both worlds built in folders of their own (the second's run holding
+    `events`, when given), evaluated, and compared check by check
+    (`_pair_steps`)."""
+    return _test(
+        name,
+        says,
+        folder,
+        [("build", world, None), ("build_second", other, events)],
+        _pair_steps(table, observed, count),
+    )
+
+
+def order_test(
+    world: World,
+    events: Sequence[Any],
+    checks: Sequence[ExpectedCheck],
+    level: str,
+    *,
+    folder: str,
+) -> str:
+    """order-insensitivity: the world's run, and the same run holding
+    `events` (reordered, repeated, added to), give every check alike."""
+    seen = (
+        "head + f'in the canonical order: {_shown(old)}; after reordering:"
+        " {_shown(new)}' + tail"
+    )
+    table = [
+        (_relation(check, level), *_around(f"in any event order: {check.shown(level)}"))
+        for check in checks
+    ]
+    count = (
+        "len(after) == len(before)",
+        "f'got {len(after)} checks after reordering, but should be"
+        " {len(before)} checks in any event order'",
+        False,
+    )
+    return pair_test(
+        world,
+        world,
+        events,
+        table,
+        {"same": seen, "loose": seen},
+        count,
+        name="test_any_event_order",
+        says="reordering, repeating or adding events changes no check",
+        folder=folder,
+    )
+
+
+def independence_test(
+    world: World,
+    other: World,
+    flips: Sequence[int],
+    checks: Sequence[ExpectedCheck],
+    level: str,
+    *,
+    folder: str,
+) -> str:
+    """independence: one fact changed (`other`) flips its own checks
+    (`flips`, indices) and leaves every other check as it was; `checks` are
+    the changed world's."""
+    # The words name each check as the learner's report does (its row's
+    # name), as the property's lesson does: head and tail are worked out
+    # in the test, headline_of's own forms for these expectations.
+    # The words end with what the world says of the check.
+    table = [
+        ("flip" if index in flips else _relation(check, level), "", check.shown(level))
+        for index, check in enumerate(checks)
+    ]
+    unmoved = (
+        "f'got before the change: {_shown(old)}; after: {_shown(new)}, but should"
+        " be {old[0]} left as the world says, before and after: ' + tail"
+    )
+    observed = {
+        "flip": "f'got before: {_shown(old)}; after: {_shown(new)}, but {old[0]}"
+        " should flip: ' + tail",
+        "same": unmoved,
+        "loose": unmoved,
+    }
+    count = (
+        "[row[0] for row in after] == [row[0] for row in before]",
+        "f'got {[row[0] for row in after]}, but should be the same checks:"
+        " {[row[0] for row in before]}'",
+        True,
+    )
+    return pair_test(
+        world,
+        other,
+        None,
+        table,
+        observed,
+        count,
+        name="test_one_changed_fact",
+        says="one changed fact flips its own check and no other",
+        folder=folder,
+    )
+
+
+def tampered_test(
+    clean: World,
+    tampered: World,
+    checks: Sequence[ExpectedCheck],
+    level: str,
+    *,
+    folder: str,
+) -> str:
+    """tampered-log: the log damaged changes no check but the receipts' (the
+    same world with its log untouched built beside it); `checks` are the
+    tampered world's."""
+    seen = (
+        "f'got with the log damaged: {_shown(new)}, but should be"
+        " {old[0]} unchanged: {_shown(old)}'"
+    )
+    table = [
+        ("" if check.name.startswith("receipt:") else _relation(check, level), "", "")
+        for check in checks
+    ]
+    count = (
+        "len(after) == len(before)",
+        "f'got {len(after)} checks, but should be {len(before)} checks, as with"
+        " the log untouched'",
+        True,
+    )
+    return pair_test(
+        clean,
+        tampered,
+        None,
+        table,
+        {"same": seen, "loose": seen},
+        count,
+        name="test_a_damaged_log_changes_only_receipts",
+        says="a damaged log fails receipt checks and changes no other",
+        folder=folder,
+    )
+
+
+#: What of the process read-only's lessons name, and how a test sees it.
+_PROCESS = {
+    "the process's working directory": "os.getcwd()",
+    "the process's environment": "dict(os.environ)",
+}
+
+
+def read_only_test(world: World, lesson: Any, *, folder: str) -> str | None:
+    """read-only, for a lesson about the process's working directory or
+    environment: evaluating `world` leaves them as they were (None for a
+    lesson about anything else)."""
+    said = lesson.expected
+    what = next((w for w in _PROCESS if said == f"{w} unchanged by evaluation"), "")
+    if not what:
+        return None
+    head, tail = said_around(lesson)
+    if lesson.observed not in lesson.headline:
+        head, tail = lesson.headline, ""  # the lesson names it, no values
+        seen = ""
+    elif what.endswith("directory"):
+        seen = "f'before: {was!r:.200}; after: {now!r:.200}'"
+    else:
+        seen = (
+            "'; '.join(f'{key!s}: before {was.get(key, gone)!r:.80}, after"
+            " {now.get(key, gone)!r:.80}' for key in changed[:4])"
+        )
+    steps = [
+        f"was = {_PROCESS[what]}",
+        *_evaluated(),
+        f"now = {_PROCESS[what]}",
+    ]
+    if what.endswith("directory"):
+        steps += ["os.chdir(was)  # back where it was, for what runs next"]
+    else:
+        steps += [
+            "os.environ.clear()",
+            "os.environ.update(was)  # back as it was, for what runs next",
+            "gone = type('NotSet', (), {'__repr__': lambda self: '(not set)'})()",
+            "same = {k for k in was if now.get(k, gone) == was[k]}",
+            "changed = sorted({*was, *now} - same, key=str)",
+        ]
+    parts = (repr(head) if head else "", seen, repr(tail) if tail else "")
+    steps.append("assert now == was, " + " + ".join(p for p in parts if p))
+    return _test(
+        "test_evaluation_leaves_the_process_as_it_was",
+        f"evaluate_run leaves {what} as it was",
+        folder,
+        [("build", world, None)],
+        steps,
+    )

@@ -1,0 +1,153 @@
+"""The lessons beyond one check's verdict get plain tests that say them.
+
+judge/compared.py writes a plain test (judge/snippets.py's kind: the
+course's names, the folder on one line, run by a plain `python`) for the
+lessons that compare two evaluations (order-insensitivity, independence,
+tampered-log), that read the report's verdict or rendering, that give an
+argument of a subclass, that find the process changed, or that saw
+evaluate_run raise. Here each invariant is run on a planted bug with a
+written example; its lesson's test, run by a plain Python, fails with the
+lesson's headline on the bug's folder, and passes on the bundled evaluator
+(and on the course reference, when $DAY7_COURSE names a checkout).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _command_learners import learner_folder
+from _written_worlds import EXAMPLE_WORLDS
+
+from judge import InvariantFailure, load_target
+from judge.lessons import PLAIN_MARK
+from strategies import PASSING_WORLD
+from strategies.perturb import perturbations
+
+COURSE = os.environ.get("DAY7_COURSE", "")
+
+#: The working directories a lesson quotes are the judge's process's; a
+#: test run elsewhere sees its own.
+_WHERE = re.compile(r"(the process's working directory )\(before: .*; after: .*?\)")
+
+
+def _invariant(module: str, name: str):
+    """A property's undecorated body, called with one example; notes are
+    only Hypothesis's to keep."""
+    import importlib
+
+    tests = importlib.import_module(module)
+    tests.note = lambda *args, **kwargs: None
+    return getattr(tests, name).hypothesis.inner_test
+
+
+def _pair(index: int):
+    return (PASSING_WORLD, perturbations(PASSING_WORLD)[index])
+
+
+def _order_case():
+    import test_order
+
+    return test_order._reversed("result before_decoy")
+
+
+#: (planted code, invariant module, property, its example by argument).
+CASES = {
+    "order": (
+        "bug:result-first-of-tool-only",
+        "test_order",
+        "test_reordering_duplicating_or_adding_events_changes_nothing",
+        lambda: {"case": _order_case()},
+    ),
+    "independence flip": (
+        "bug:final-smart-case",
+        "test_independence",
+        "test_one_changed_fact_flips_its_own_check_and_no_other",
+        lambda: {"pair": _pair(4)},
+    ),
+    "independence names": (
+        "bug:receipt-named-by-tool",
+        "test_independence",
+        "test_one_changed_fact_flips_its_own_check_and_no_other",
+        lambda: {"pair": _pair(46)},
+    ),
+    "report verdict": (
+        "bug:report-ignores-final",
+        "test_report",
+        "test_the_report_passes_exactly_when_every_check_passes",
+        lambda: {"world": EXAMPLE_WORLDS["final absent"]},
+    ),
+    "render": (
+        "bug:render-trailing-newline",
+        "test_report",
+        "test_render_follows_its_grammar_line_by_line",
+        lambda: {"rows": [("a", True, "x"), ("b", False, "y")]},
+    ),
+    "subclass": (
+        "bug:run-exact-type",
+        "test_specification",
+        "test_an_instance_of_a_subclass_is_judged_as_its_type",
+        lambda: {"position": 0, "name": "MyAgentRun"},
+    ),
+    "working directory": (
+        "bug:directory-changed",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "raised": (
+        "always-raises",
+        "test_truth",
+        "test_every_check_says_what_the_world_makes_true",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+}
+
+
+def _plain_python(source: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    script = cwd / "test_lesson.py"
+    script.write_text(source, encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    return subprocess.run(
+        [sys.executable, "-I", "-S", str(script)],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _repointed(source: str, folder: str) -> str:
+    line = f"FOLDER = {folder!r}  # your agent folder"
+    return re.sub(r"^FOLDER = .*$", lambda _: line, source, count=1, flags=re.M)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_lessons_plain_test_says_it_and_passes_where_the_work_is_right(
+    tmp_path: Path, case: str
+):
+    """The lesson's test fails with its headline on the planted bug, and
+    passes on the bundled evaluator and the course's reference."""
+    plant, module, name, example = CASES[case]
+    folder = learner_folder(tmp_path, "learner", plant)
+    target = load_target(impl_path=folder, level="hardened")
+    with pytest.raises(InvariantFailure) as raised:
+        _invariant(module, name)(target, **example())
+    lesson = raised.value
+    assert lesson.reproduce.startswith(PLAIN_MARK), lesson.reproduce[:400]
+    ran = _plain_python(lesson.reproduce, tmp_path)
+    said = [_WHERE.sub(r"\1(...)", line) for line in ran.stderr.splitlines()]
+    headline = _WHERE.sub(r"\1(...)", lesson.headline)
+    assert f"AssertionError: {headline}" in said, (lesson.headline, ran.stderr)
+    clean = learner_folder(tmp_path, "clean")
+    ran = _plain_python(_repointed(lesson.reproduce, str(clean)), tmp_path)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    if COURSE:
+        course = "src/tiny_llm_ref/agent"
+        ran = _plain_python(_repointed(lesson.reproduce, course), Path(COURSE))
+        assert ran.returncode == 0, ran.stderr[-2000:]
