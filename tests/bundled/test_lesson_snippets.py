@@ -33,6 +33,7 @@ from day7_verify.reports._text import runnable
 from judge import fail, load_target, recast, timed_out
 from judge.lessons import (
     PLAIN_MARK,
+    REDRAW_MARK,
     WHERE_THE_REST_IS,
     CallAborted,
     InvariantFailure,
@@ -244,9 +245,33 @@ def test_every_snippet_of_a_class_reproduces_its_lesson_from_elsewhere(
                     ran.stderr[-2000:],
                 )
                 continue
+            if item["reproduce"].startswith(REDRAW_MARK):
+                # A world no test file builds (a real run of the learner's
+                # loop): its day7-verify line draws it again, same lesson.
+                _redrawn(learner["path"], item, environment, tmp_path)
+                continue
             ran = _run(item["reproduce"], elsewhere)
             assert ran.returncode == 0, (name, ran.stderr[-2000:])
             assert _reproduced(item, ran.stdout), (name, item, ran.stdout)
+
+
+def _redrawn(folder: str, item: dict, environment: dict, tmp_path: Path) -> None:
+    """The lesson's `day7-verify FOLDER --seed N` line, run, tells it again."""
+    line = item["reproduce"].splitlines()[-1].removeprefix("#").strip()
+    drawn = re.fullmatch(r"day7-verify (.+) --seed (\d+)", line)
+    assert drawn is not None and drawn[1] == folder, (folder, line)
+    again = tmp_path / "again.json"
+    subprocess.run(
+        [sys.executable, "-m", "day7_verify", folder, "--seed", drawn[2]]
+        + ["--json", str(again)],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        timeout=900,
+    )
+    (learner,) = json.loads(again.read_text(encoding="utf-8"))["learners"]
+    told = {(i["invariant"], i["headline"]) for i in learner["lessons"]}
+    assert (item["invariant"], item["headline"]) in told, (line, told)
 
 
 def _outcome(build):
