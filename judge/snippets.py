@@ -500,12 +500,8 @@ def lesson_test(
     steps += [f"    {line}" for line in asserts]
     if check is None:
         builds = [*_SHOWN_NAMES, "", "", *builds]
-    imports = []
     used = "\n".join([*builds, *steps])
-    for module, names in _HOMES.items():
-        wanted = [n for n in names if re.search(rf"\b{n}\b", used)]
-        if wanted:
-            imports.append(f"from {_PACKAGE}.{module} import {', '.join(wanted)}")
+    imports = _imports(used)
     file_name = f"{name}.py"
     first_lines = [
         PLAIN_MARK,
@@ -622,11 +618,6 @@ WRITE = [
 def _header(name: str, says: str, folder: str, names_used: str) -> list[str]:
     """A plain test's first lines: where to save it, how to run it, what it
     checks, the imports and the learner's folder as a package of its own."""
-    imports = []
-    for module, names in _HOMES.items():
-        wanted = [n for n in names if re.search(rf"\b{n}\b", names_used)]
-        if wanted:
-            imports.append(f"from {_PACKAGE}.{module} import {', '.join(wanted)}")
     file_name = f"{name}.py"
     return [
         PLAIN_MARK,
@@ -639,7 +630,7 @@ def _header(name: str, says: str, folder: str, names_used: str) -> list[str]:
         "from pathlib import Path",
         "",
         *_loading(folder),
-        *imports,
+        *_imports(names_used),
     ]
 
 
