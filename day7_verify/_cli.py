@@ -72,6 +72,7 @@ from day7_verify.reports._text import (
     verdict_line,
 )
 from judge.target import LEVELS
+from judge.title import disguise
 from strategies.budget import EXAMPLES, THOROUGH_EXAMPLES
 
 __all__ = ["main"]
@@ -468,6 +469,13 @@ def _judge(argv: Sequence[str]) -> int:
         why = unavailable(isolation)
         if why is not None:
             _usage_error(f"--isolation {isolation} is not available here: {why}")
+    unhidden = None
+    if isolation == "user":
+        # Without a pid namespace learner code can read this command's name
+        # and command line (day7-verify ...) in /proc: it takes a plain
+        # interpreter's before any learner code runs, and where it cannot,
+        # a learner could tell a judged call from real use.
+        unhidden = disguise()
     jobs = options.jobs or default_jobs()
     # A tmpfs is memory: by default, what the learners judged at once can hold.
     space: int | None = options.scratch_size
@@ -497,7 +505,14 @@ def _judge(argv: Sequence[str]) -> int:
             max_output=options.max_output,
             # Every report says so where learner code could have borrowed
             # the judge's own evaluator (issue 37).
-            not_for_grading=not_for_grading(isolation),
+            not_for_grading=not_for_grading(isolation)
+            or (
+                None
+                if unhidden is None
+                else "learner code can read in /proc the command line of this"
+                f" command, which names the judge ({unhidden}); grade under"
+                " --isolation sandbox"
+            ),
         )
     except ValueError as error:
         _usage_error(str(error))

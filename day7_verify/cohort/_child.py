@@ -53,6 +53,13 @@ def main() -> None:
     rest = [p for p in sys.path if p not in ("", str(BUNDLE))]
     # (_bundle.THIRD_PARTY: the name tells Hypothesis it is not the user's code.)
     sys.path[:] = [str(BUNDLE), str(BUNDLE / "site-packages"), *rest]
+    if "title" in config:
+        # No pid namespace: learner code could read this process's name and
+        # command line, which name the judge; the command's own took the
+        # same title, on the same kernel, before this child was started.
+        from judge.title import disguise
+
+        disguise(config["title"])
     progress = _Progress(config["progress"])
     watched = _Watched(Path(config["folder"]))
     outcome: dict[str, Any] = {"phase": "load"}

@@ -64,6 +64,7 @@ from judge import safefs
 from judge.lessons import folder_line
 from judge.script import write_script
 from judge.target import DAY7_MODULES, LEVELS
+from judge.title import TITLE
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -335,6 +336,11 @@ def _judge(
             "parts": settings.parts,
             "seed": settings.seed,
         }
+        if settings.isolation == "user":
+            # Other processes' names are in reach without a pid namespace:
+            # the child takes a plain interpreter's before any learner code
+            # runs (judge.title).
+            config["title"] = TITLE
         cpu_seconds = int(settings.timeout * 1.5) + 10
         if settings.isolation != "process":
             # The worker, as its own uid, writes only its worlds, its working

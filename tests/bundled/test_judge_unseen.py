@@ -3,22 +3,26 @@
 An evaluator that answers right only when it sees the judge, and passes
 every check otherwise, would earn a pass it does not deserve if anything in
 its process named the judge. Here a "judge detector" looks everywhere its
-process can look (its environment, argv, working directory and the files in
-it, its own /proc entries, open descriptors and mounts (and, in the
-sandbox, the argv of its init, bwrap's), its modules, their
-files and the source of the script it runs in, sys.path, its frames, HOME,
-TMPDIR and the paths the world hands it) for a word of ours or the run's
-seed; seeing none, it passes every check, and must FAIL. Its twin looks for
-a word that is there to see (the learner's own package name) and so answers
-honestly: it PASSes, which shows the looking reaches.
+process can look for a word of ours or the run's seed: its environment,
+argv, working directory and the files in it, its own /proc entries, open
+descriptors and mounts (and, in the sandbox, the argv of its init, bwrap's),
+every process of the command's tree (command lines, names and threads'
+names: under ``user`` isolation all are in reach), its modules, their files
+and the source of the script it runs in, sys.path, its frames, HOME, TMPDIR
+and the paths the world hands it. Seeing none, it passes every check, and
+must FAIL. Its twin looks for a word that is there to see (the learner's own
+package name) and so answers honestly: it PASSes, which shows the looking
+reaches.
 
-Run for real, one class judged once by the command, in the strongest
-isolation this machine has.
+Run for real, one class judged once by the command in the strongest
+isolation this machine has, and once under ``user`` where that works too.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,6 +30,8 @@ from pathlib import Path
 
 import pytest
 from _command_learners import _EVALUATE_RUN_BODY, command_environment, learner_folder
+from _readable_python import everyone_can_run, venv, why_no_system_python
+from _readable_python import site as copied_site
 
 from day7_verify.isolation._sandbox import detect
 
@@ -103,6 +109,14 @@ def _texts(workspace, whole):
         yield f"/proc/self/{name} " + read(f"/proc/self/{name}", 1 << 20)
     if read("/proc/1/comm").strip() == "bwrap":  # the sandbox's init: its argv
         yield "/proc/1/cmdline " + read("/proc/1/cmdline", 1 << 20)
+    # Every process of the command's tree (without a pid namespace, all of
+    # them are in reach): below the test that started the command, which is
+    # the test's, not the judge's.
+    for pid in _tree(listing("/proc")):
+        for name in ("cmdline", "comm", "stat", "status", "sched"):
+            yield f"/proc/{pid}/{name} " + read(f"/proc/{pid}/{name}", 1 << 20)
+        for task in listing(f"/proc/{pid}/task"):
+            yield f"{task}/comm " + read(task + "/comm")
     for fd in listing("/proc/self/fd"):
         try:
             yield "fd " + os.readlink(fd)
@@ -125,6 +139,28 @@ def _texts(workspace, whole):
             yield "server " + repr(vars(thing).keys())
 
 
+def _parent(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _tree(entries):
+    import os
+
+    for entry in entries:
+        pid = os.path.basename(entry)
+        if not pid.isdigit():
+            continue
+        up, seen = _parent(pid), 0
+        while up > 1 and up != _TEST and seen < 64:
+            up, seen = _parent(up), seen + 1
+        if up == _TEST:
+            yield pid
+
+
 def _seen(workspace=None):
     if _SEEN:
         return _SEEN[0]
@@ -143,7 +179,9 @@ def _seen(workspace=None):
 """
 
 
-def _detector(cohort: Path, name: str, words: tuple[str, ...]) -> Path:
+def _detector(
+    cohort: Path, name: str, words: tuple[str, ...], test: int = os.getpid()
+) -> Path:
     folder = learner_folder(cohort / name, "agent")
     module = folder / "evaluation.py"
     source = module.read_text(encoding="utf-8")
@@ -153,24 +191,59 @@ def _detector(cohort: Path, name: str, words: tuple[str, ...]) -> Path:
         _EVALUATE_RUN_BODY + DETECTOR.replace("_seen()", "_seen(workspace)"),
     )
     module.write_text(
-        source + HELPERS + f"\n_WORDS = {tuple(w.lower() for w in words)!r}\n",
+        source
+        + HELPERS
+        + f"\n_WORDS = {tuple(w.lower() for w in words)!r}\n_TEST = {test}\n",
         encoding="utf-8",
     )
     return folder
 
 
-@pytest.fixture(scope="module")
-def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+def _why_no_user() -> str | None:
+    """Why this machine cannot judge under ``user`` isolation for the test."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return "user isolation switches uids: Linux and root only"
+    if shutil.which("setpriv") is None:
+        return "no setpriv"
+    return why_no_system_python()
+
+
+def _isolations() -> list[object]:
+    strongest = detect().isolation
+    out: list[object] = [strongest]
+    if strongest != "user":
+        why = _why_no_user()
+        out.append(
+            pytest.param(
+                "user", marks=pytest.mark.skipif(why is not None, reason=str(why))
+            )
+        )
+    return out
+
+
+@pytest.fixture(scope="module", params=_isolations())
+def judged(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict]:
+    """The class judged once under each isolation a teacher grades with: the
+    strongest here, and ``user`` (no pid namespace: every process of the
+    command is in the learner's reach) where it works too, from a venv of
+    Debian's Python under a private folder, as the first hour makes it."""
     base = tmp_path_factory.mktemp("unseen")
     cohort = base / "class"
     # Each folder is named `agent`, as a course's is: its copy's path names
     # nothing of the test that made it.
     _detector(cohort, "detector", WORDS)
     _detector(cohort, "twin", ("agent.evaluation",))
+    python = Path(sys.executable)
+    if request.param == "user" and not everyone_can_run(python):
+        private = base / "root-home"
+        private.mkdir(mode=0o700)
+        python = venv(private / "day7", copied_site(private))
     report = base / "class.json"
     done = subprocess.run(
-        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
-        + ["--isolation", detect().isolation, "--jobs", "2"]
+        [str(python), "-m", "day7_verify", "--cohort", str(cohort)]
+        + ["--isolation", request.param, "--jobs", "2"]
         + ["--seed", str(SEED), "--json", str(report)],
         cwd=base,
         env=command_environment(),
@@ -179,7 +252,11 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
         timeout=900,
     )
     assert report.is_file(), done.stdout + done.stderr
-    yield json.loads(report.read_text(encoding="utf-8"))
+    judged = json.loads(report.read_text(encoding="utf-8"))
+    assert judged["settings"]["isolation"] == request.param, judged["settings"]
+    # A private install, names hidden: these verdicts are for grading.
+    assert "not_for_grading" not in judged["settings"], judged["settings"]
+    yield judged
 
 
 def _learner(report: dict, name: str) -> dict:
