@@ -22,6 +22,10 @@ from planted._runs import RunResult
 from planted.equivalent import REGISTERS, Equivalent, Register, lookup
 from planted.mutants import OPERATORS, MutationError, generate, roundtrip
 
+# The mutation harness judges copies of evaluation.py in subprocesses:
+# minutes, and nothing of it is the interpreter's; run once (tox: py311).
+pytestmark = pytest.mark.once
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SAMPLE = textwrap.dedent(

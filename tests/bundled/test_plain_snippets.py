@@ -225,6 +225,9 @@ def _says(stderr: str, headline: str) -> bool:
     )
 
 
+# A worker, a search and three plain Pythons for each of the catalogue's
+# bugs: minutes, and nothing of it is the interpreter's.
+@pytest.mark.once
 def test_every_planted_wrong_verdict_is_told_small_and_its_test_says_the_lesson(
     tmp_path: Path,
 ):

@@ -13,6 +13,7 @@ import os
 import posixpath
 import tempfile
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,11 @@ from strategies.files import file_path
 from strategies.paths import PathDraft, foreign_readings
 from strategies.receipts import ReceiptFact, mismatches, receipt_expectation
 from strategies.world import world_events
+
+# Meta-tests of the suite's own strategies and oracle: the invariants draw
+# from the same strategies on every interpreter; their distribution is
+# checked once (tox: py311), since it is minutes and interpreter-neutral.
+pytestmark = pytest.mark.once
 
 _PROTECTED = (".aws", ".env", ".git", ".ssh", "credentials", "id_ed25519", "id_rsa")
 

@@ -59,6 +59,11 @@ from strategies.results import (
 )
 from strategies.results import hits as result_hits
 
+# Meta-tests of the suite's own strategies and oracle: the invariants draw
+# from the same strategies on every interpreter; their distribution is
+# checked once (tox: py311), since it is minutes and interpreter-neutral.
+pytestmark = pytest.mark.once
+
 GROUPS = {
     "final": (FINAL_KINDS, lambda world: [world.final.kind]),
     "file": (FILE_KINDS, lambda world: [fact.kind for fact in world.files]),

@@ -24,6 +24,11 @@ from strategies import (
     with_written_worlds,
 )
 
+# Meta-tests of the suite's own strategies and oracle: the invariants draw
+# from the same strategies on every interpreter; their distribution is
+# checked once (tox: py311), since it is minutes and interpreter-neutral.
+pytestmark = pytest.mark.once
+
 
 @settings(max_examples=40, database=None, deadline=None)
 @given(world=played_worlds())

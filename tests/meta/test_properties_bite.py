@@ -38,6 +38,11 @@ from judge import (
 )
 from strategies import FileFact, LogFact, ResultFact, World, cases
 
+# Meta-tests of the suite's own strategies and oracle: the invariants draw
+# from the same strategies on every interpreter; their distribution is
+# checked once (tox: py311), since it is minutes and interpreter-neutral.
+pytestmark = pytest.mark.once
+
 INVARIANTS = Path(__file__).resolve().parents[1] / "invariants"
 
 

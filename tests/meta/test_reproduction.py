@@ -12,6 +12,11 @@ from judge import judged, load_target
 from judge.verdicts import reproduction
 from strategies import CHAPTER_WORLD, World
 
+# Meta-tests of the suite's own strategies and oracle: the invariants draw
+# from the same strategies on every interpreter; their distribution is
+# checked once (tox: py311), since it is minutes and interpreter-neutral.
+pytestmark = pytest.mark.once
+
 WORLDS = {
     "everything at once": EXAMPLE_WORLDS["everything at once"],
     "a trap": TRAP_WORLDS["trap file symlink_out_at"],
