@@ -80,6 +80,37 @@ class _Lesson:
     reproduce: str
     cause: str
 
+    #: The topic a lesson of this class has unless told another.
+    _TOPIC = "day7"
+
+    def __init__(
+        self,
+        *,
+        world: str,
+        expected: str,
+        observed: str,
+        hint: str = "",
+        invariant: str = "",
+        headline: str | None = None,
+        topic: str | None = None,
+        reproduce: str = "",
+        cause: str = "",
+    ) -> None:
+        # The exception's one argument is the rendered lesson (pytest shows it).
+        super().__init__(
+            self._fill(
+                world=world,
+                expected=expected,
+                observed=observed,
+                hint=hint,
+                invariant=invariant,
+                headline=headline,
+                topic=self._TOPIC if topic is None else topic,
+                reproduce=reproduce,
+                cause=cause,
+            )
+        )
+
     def _fill(
         self,
         *,
@@ -173,33 +204,6 @@ class _Lesson:
 class InvariantFailure(_Lesson, AssertionError):
     """A broken invariant, told as a lesson (see `_Lesson` for the fields)."""
 
-    def __init__(
-        self,
-        *,
-        world: str,
-        expected: str,
-        observed: str,
-        hint: str = "",
-        invariant: str = "",
-        headline: str | None = None,
-        topic: str = "day7",
-        reproduce: str = "",
-        cause: str = "",
-    ) -> None:
-        super().__init__(
-            self._fill(
-                world=world,
-                expected=expected,
-                observed=observed,
-                hint=hint,
-                invariant=invariant,
-                headline=headline,
-                topic=topic,
-                reproduce=reproduce,
-                cause=cause,
-            )
-        )
-
 
 class CallAborted(_Lesson, BaseException):
     """A call into the target was stopped (it hung, or ran out of memory).
@@ -211,32 +215,7 @@ class CallAborted(_Lesson, BaseException):
     test as failed and goes on with the next.
     """
 
-    def __init__(
-        self,
-        *,
-        world: str,
-        expected: str,
-        observed: str,
-        hint: str = "",
-        invariant: str = "",
-        headline: str | None = None,
-        topic: str = "hang",
-        reproduce: str = "",
-        cause: str = "",
-    ) -> None:
-        super().__init__(
-            self._fill(
-                world=world,
-                expected=expected,
-                observed=observed,
-                hint=hint,
-                invariant=invariant,
-                headline=headline,
-                topic=topic,
-                reproduce=reproduce,
-                cause=cause,
-            )
-        )
+    _TOPIC = "hang"
 
 
 class JudgeFault(BaseException):

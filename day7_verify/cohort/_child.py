@@ -68,26 +68,21 @@ def main() -> None:
     problem = _load(config["folder"], config["level"], float(config["load_timeout"]))
     outcome["load_seconds"] = round(time.monotonic() - started, 3)
     changes = watched.changes(deep=True)
-    if changes:
-        outcome["outside_writes"] = {
-            "test": "",
-            "invariant": "",
-            "when": "import",
-            "changes": changes,
-        }
     if problem is not None:
         outcome["load_error"] = problem
     else:
         outcome["phase"] = "suite"
         progress.write({"phase": "suite"})
         outcome.update(_run_suite(config, progress, watched))
-        if changes:
-            outcome["outside_writes"] = {
-                "test": "",
-                "invariant": "",
-                "when": "import",
-                "changes": changes,
-            }
+    if changes:
+        # What the import changed, before any test: it stands over whatever
+        # a test changed later, which the suite's outcome may also name.
+        outcome["outside_writes"] = {
+            "test": "",
+            "invariant": "",
+            "when": "import",
+            "changes": changes,
+        }
     outcome.update(protocol=PROTOCOL, nonce=config["nonce"], vm_peak_kib=_vm_peak())
     _write_result(Path(config["result"]), outcome)
     for stream in (sys.stdout, sys.stderr):
