@@ -7,7 +7,7 @@ profiles with them.
 
 from __future__ import annotations
 
-__all__ = ["EXAMPLES", "THOROUGH_EXAMPLES"]
+__all__ = ["EXAMPLES", "QUICK_EXAMPLES", "THOROUGH_EXAMPLES"]
 
 #: Drawn examples per property in `dev` and `ci`, beyond the written-out
 #: worlds every property runs first (they hold every kind of fact, so what a
@@ -16,6 +16,12 @@ __all__ = ["EXAMPLES", "THOROUGH_EXAMPLES"]
 #: reference's mutants killed (docs/mutation.md); one learner's passing
 #: verdict takes about 8.9 s on two cores at it, installed (docs/figures.md).
 EXAMPLES = 50
+
+#: Drawn examples per property in `quick`: a first look while working, and
+#: the command's own end-to-end tests, whose subject is the command, not how
+#: hard it searches. The written-out worlds still run first, so a kind's
+#: mistake is still met; a PASS here is not yet one under `ci`.
+QUICK_EXAMPLES = 10
 
 #: Drawn examples per property in `thorough`.
 THOROUGH_EXAMPLES = 1000

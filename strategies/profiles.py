@@ -18,13 +18,14 @@ from collections.abc import Mapping
 
 from hypothesis import Phase, settings
 
-from strategies.budget import EXAMPLES, THOROUGH_EXAMPLES
+from strategies.budget import EXAMPLES, QUICK_EXAMPLES, THOROUGH_EXAMPLES
 
 __all__ = [
     "CI",
     "DEV",
     "EXAMPLES",
     "PROFILES",
+    "QUICK",
     "THOROUGH",
     "choose_profile",
     "real_runs",
@@ -34,7 +35,8 @@ __all__ = [
 DEV = "dev"
 CI = "ci"
 THOROUGH = "thorough"
-PROFILES: tuple[str, ...] = (DEV, CI, THOROUGH)
+QUICK = "quick"
+PROFILES: tuple[str, ...] = (DEV, CI, THOROUGH, QUICK)
 
 # Why no deadline, in every profile: one example builds a fresh temporary
 # tree (files, FIFOs, symlinks, a receipt log) and may run the target's
@@ -79,6 +81,10 @@ def register_profiles(seeded: bool = False) -> None:
     )
     settings.register_profile(
         THOROUGH, max_examples=THOROUGH_EXAMPLES, deadline=_NO_DEADLINE, **seeded_only
+    )
+    # `ci` at a fifth of its examples: deterministic the same way, a seed obeyed.
+    settings.register_profile(
+        QUICK, settings.get_profile(CI), max_examples=QUICK_EXAMPLES
     )
 
 

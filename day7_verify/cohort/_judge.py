@@ -89,7 +89,7 @@ DEFAULT_MAX_OUTPUT = 1 << 20
 #: Seconds the folder may take to import, before any test runs.
 LOAD_TIMEOUT = 30.0
 
-PROFILES: tuple[str, ...] = ("ci", "dev", "thorough")
+PROFILES: tuple[str, ...] = ("ci", "dev", "thorough", "quick")
 #: Seeds are below this: 64 bits, as a JSON reader in any language keeps them
 #: (those in a report are drawn below 2**32, short enough to type).
 SEED_LIMIT = 1 << 64

@@ -184,6 +184,7 @@ def learner_lines(
     isolation: str | None = None,
     seed: int | None = None,
     not_for_grading: str | None = None,
+    profile: str = "ci",
 ) -> list[str]:
     """One learner's verdict as the terminal shows it, one string per line.
 
@@ -202,7 +203,7 @@ def learner_lines(
         # Nothing was drawn: no seed to draw again, no invariant to list.
         lines.append("  no invariant was judged: the folder must load first")
     elif seed is not None:
-        lines.append(seed_line(verdict.path, seed, level))
+        lines.append(seed_line(verdict.path, seed, level, profile))
     lines += _lessons_section(verdict, verbose)
     lines += _invariant_rows(verdict, level)
     if verdict.output_tail and (verbose or verdict.status not in ("pass", "fail")):
@@ -212,10 +213,12 @@ def learner_lines(
     return [terminal_text(line) for line in lines]
 
 
-def seed_line(path: str, seed: int, level: str = "course") -> str:
+def seed_line(path: str, seed: int, level: str = "course", profile: str = "ci") -> str:
     """The run's seed, and the command that judges `path` again with it (at
-    the level it was judged at: another level draws other examples)."""
+    the level and profile it was judged with: another draws other examples)."""
     at = "" if level == "course" else f" --level {shlex.quote(level)}"
+    if profile != "ci":
+        at += f" --profile {shlex.quote(profile)}"
     return (
         f"  seed {seed}: `day7-verify {shlex.quote(path)}{at} --seed {seed}`"
         " draws the same examples again"

@@ -281,6 +281,14 @@ def learner_folder(parent: Path, name: str, *plants: str) -> Path:
     return folder
 
 
+#: The profile the command's end-to-end tests judge with where their subject
+#: is the command (statuses, reports, isolation, cleanup), not how hard it
+#: searches: `quick`, a fifth of `ci`'s drawn examples, the written-out
+#: worlds all the same. Those about what a search finds (a score, the
+#: published days' PASS, a catalogue's lessons) keep `ci`.
+QUICK = ("--profile", "quick")
+
+
 def command_environment() -> dict[str, str]:
     """The environment a test runs the command in: this one, without
     pytest's variables or a PYTHONPATH (the command is the installed one)."""

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import ROOT, command_environment, learner_folder
+from _command_learners import QUICK, ROOT, command_environment, learner_folder
 from _command_schema import report_problems
 
 from day7_verify.reports._report import ClassReport
@@ -46,6 +46,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
             sys.executable,
             "-m",
             "day7_verify",
+            *QUICK,
             "--cohort",
             str(cohort),
             "--jobs",

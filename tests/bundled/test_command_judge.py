@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import ROOT, learner_folder
+from _command_learners import QUICK, ROOT, learner_folder
 from _command_schema import report_problems
 
 from day7_verify.cohort._bundle import manifest
@@ -141,6 +141,7 @@ def hostile_run(
     started = time.monotonic()
     finished = _command(
         checkout,
+        *QUICK,
         "--cohort",
         str(cohort),
         "--jobs",
@@ -325,7 +326,9 @@ def hang_run(checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("hang-reports")
     return {
         # Long enough to reach evaluate_run on a busy machine, where each hangs.
-        "hangs": _judge_cohort(checkout, hangs, out / "hangs.json", "--timeout", "20"),
+        "hangs": _judge_cohort(
+            checkout, hangs, out / "hangs.json", "--timeout", "20", *QUICK
+        ),
         "crashes": _judge_cohort(
             checkout,
             crashes,
@@ -334,6 +337,7 @@ def hang_run(checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
             "120",
             "--memory",
             "700M",
+            *QUICK,
         ),
     }
 
@@ -439,6 +443,7 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
     whole = tmp_path / "whole.json"
     run = _command(
         checkout,
+        *QUICK,
         "--cohort",
         str(cohort),
         "--jobs",
@@ -461,6 +466,7 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
         part = tmp_path / f"part{index}.json"
         run = _command(
             checkout,
+            *QUICK,
             "--cohort",
             str(cohort),
             "--shard",
@@ -496,7 +502,7 @@ def test_shards_merged_equal_the_whole_class_judged_at_once(checkout, tmp_path):
 
 def test_one_learner_reads_its_verdict_first_and_no_traceback(checkout, tmp_path):
     folder = learner_folder(tmp_path, "agent", "sys-exit")
-    run = _command(checkout, str(folder), "--timeout", "120")
+    run = _command(checkout, str(folder), "--timeout", "120", *QUICK)
     assert run.returncode == 1, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0].startswith(f"day7-verify: FAIL  {folder}: ")
@@ -530,7 +536,9 @@ def test_a_pass_is_counted_from_the_levels_invariants_not_claimed(checkout, tmp_
     """
     folder = learner_folder(tmp_path, "agent", "no-phases")
     out = tmp_path / "report.json"
-    run = _command(checkout, str(folder), "--timeout", "120", "--json", str(out))
+    run = _command(
+        checkout, str(folder), "--timeout", "120", "--json", str(out), *QUICK
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     (learner,) = json.loads(out.read_text(encoding="utf-8"))["learners"]
     # The judge's Hypothesis is not even importable where the learner's code

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import ROOT, command_environment, learner_folder
+from _command_learners import QUICK, ROOT, command_environment, learner_folder
 
 pytestmark = pytest.mark.children
 
@@ -91,6 +91,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
             sys.executable,
             "-m",
             "day7_verify",
+            *QUICK,
             "--cohort",
             str(cohort),
             "--jobs",

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _command_learners import learner_folder
+from _command_learners import QUICK, learner_folder
 
 from day7_verify.isolation._sandbox import detect
 
@@ -149,7 +149,15 @@ def test_links_left_by_learner_code_change_nothing_outside(tmp_path: Path) -> No
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     environment.pop("PYTHONPATH", None)
     finished = subprocess.run(
-        [sys.executable, "-m", "day7_verify", str(folder), "--isolation", "sandbox"]
+        [
+            sys.executable,
+            "-m",
+            "day7_verify",
+            *QUICK,
+            str(folder),
+            "--isolation",
+            "sandbox",
+        ]
         + ["--timeout", "150", "--json", str(report)],
         env=environment,
         capture_output=True,
@@ -215,7 +223,15 @@ def test_the_folders_holding_the_trees_are_not_the_workers(tmp_path: Path) -> No
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     environment.pop("PYTHONPATH", None)
     finished = subprocess.run(
-        [sys.executable, "-m", "day7_verify", str(folder), "--isolation", "sandbox"]
+        [
+            sys.executable,
+            "-m",
+            "day7_verify",
+            *QUICK,
+            str(folder),
+            "--isolation",
+            "sandbox",
+        ]
         + ["--timeout", "150", "--json", str(report)],
         env=environment,
         capture_output=True,

@@ -570,13 +570,21 @@ def test_help_says_the_number_of_examples_the_profiles_draw():
     it said 60 while the code drew 50)."""
     from hypothesis import settings
 
-    from strategies.budget import EXAMPLES, THOROUGH_EXAMPLES
-    from strategies.profiles import CI, DEV, THOROUGH, register_profiles
+    from strategies.budget import EXAMPLES, QUICK_EXAMPLES, THOROUGH_EXAMPLES
+    from strategies.profiles import CI, DEV, QUICK, THOROUGH, register_profiles
 
     words = " ".join(_judge_parser().format_help().split())
-    assert f"ci and dev draw {EXAMPLES}, thorough {THOROUGH_EXAMPLES}" in words
+    assert (
+        f"ci and dev draw {EXAMPLES}, thorough {THOROUGH_EXAMPLES},"
+        f" quick {QUICK_EXAMPLES}"
+    ) in words
     register_profiles()
-    for name, count in ((CI, EXAMPLES), (DEV, EXAMPLES), (THOROUGH, THOROUGH_EXAMPLES)):
+    for name, count in (
+        (CI, EXAMPLES),
+        (DEV, EXAMPLES),
+        (THOROUGH, THOROUGH_EXAMPLES),
+        (QUICK, QUICK_EXAMPLES),
+    ):
         assert settings.get_profile(name).max_examples == count
 
 
@@ -1030,3 +1038,19 @@ def test_a_pass_is_counted_from_every_invariant_of_the_level():
     every = _summary({name: "PASS" for name in judged if name != OUTSIDE_WRITES})
     whole = counted(at_level(_classify(result=_result(every)), "course"), "course")
     assert whole.status == "pass", whole.detail
+
+
+def test_the_seed_line_judges_again_with_the_level_and_profile_judged_with():
+    """The seed line names a level or profile other than the default: another
+    draws other examples, so without it the line would not judge again what
+    was judged (a `quick` verdict is ten examples a property, not fifty)."""
+    from day7_verify.reports._text import seed_line
+
+    assert "`day7-verify a/b --seed 5`" in seed_line("a/b", 5)
+    assert "`day7-verify a/b --seed 5`" in seed_line("a/b", 5, "course", "ci")
+    assert "`day7-verify a/b --profile quick --seed 5`" in seed_line(
+        "a/b", 5, "course", "quick"
+    )
+    assert "`day7-verify a/b --level hardened --profile thorough --seed 5`" in (
+        seed_line("a/b", 5, "hardened", "thorough")
+    )

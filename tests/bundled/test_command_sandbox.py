@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import ROOT, learner_folder
+from _command_learners import QUICK, ROOT, learner_folder
 
 from day7_verify.cohort._bundle import manifest
 from day7_verify.isolation._sandbox import detect
@@ -234,7 +234,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     environment["HOME"] = str(home)
     started = time.monotonic()
     finished = subprocess.run(
-        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
+        [sys.executable, "-m", "day7_verify", *QUICK, "--cohort", str(cohort)]
         + ["--isolation", "sandbox", "--jobs", "2", "--timeout", "120"]
         + ["--json", str(reports / "class.json")],
         cwd=checkout,

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _command_learners import ROOT, learner_folder
+from _command_learners import QUICK, ROOT, learner_folder
 
 pytestmark = pytest.mark.children
 
@@ -233,6 +233,7 @@ def _judged(folder: Path, seed: int, report: Path) -> dict:
             sys.executable,
             "-m",
             "day7_verify",
+            *QUICK,
             str(folder),
             "--seed",
             str(seed),

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _command_learners import EVALUATOR, learner_folder
+from _command_learners import EVALUATOR, QUICK, learner_folder
 
 from day7_verify.isolation._space import why_unbounded
 
@@ -81,7 +81,7 @@ def test_a_learner_that_fills_its_scratch_fails_alone(tmp_path: Path) -> None:
     report = tmp_path / "class.json"
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     environment.pop("PYTHONPATH", None)
-    command = [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
+    command = [sys.executable, "-m", "day7_verify", *QUICK, "--cohort", str(cohort)]
     command += ["--jobs", "2", "--timeout", "170", "--scratch", str(shared)]
     command += ["--scratch-size", "128M", "--json", str(report)]
     # The shared scratch, a tmpfs of the test's own in a mount namespace of

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import learner_folder
+from _command_learners import QUICK, learner_folder
 from _readable_python import everyone_can_run, site, venv, why_no_system_python
 
 from day7_verify.isolation._uids import COUNT, FIRST
@@ -196,7 +196,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory, python: str) -> dict:
     environment.pop("PYTHONPATH", None)
     report_path = base / "class.json"
     finished = subprocess.run(
-        [python, "-m", "day7_verify", "--cohort", str(cohort)]
+        [python, "-m", "day7_verify", *QUICK, "--cohort", str(cohort)]
         + ["--isolation", "user", "--jobs", "2", "--timeout", "150"]
         + ["--json", str(report_path)],
         env=environment,

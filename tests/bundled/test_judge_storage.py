@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _command_learners import learner_folder
+from _command_learners import QUICK, learner_folder
 
 from day7_verify.isolation._sandbox import detect
 
@@ -48,7 +48,7 @@ def _judge(folder: Path, isolation: str) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     environment.pop("PYTHONPATH", None)
     return subprocess.run(
-        [sys.executable, "-m", "day7_verify", str(folder), "--verbose"]
+        [sys.executable, "-m", "day7_verify", *QUICK, str(folder), "--verbose"]
         + ["--isolation", isolation, "--timeout", "240"],
         cwd=folder.parent,
         env=environment,

@@ -29,7 +29,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import _EVALUATE_RUN_BODY, command_environment, learner_folder
+from _command_learners import (
+    _EVALUATE_RUN_BODY,
+    QUICK,
+    command_environment,
+    learner_folder,
+)
 from _readable_python import everyone_can_run, venv, why_no_system_python
 from _readable_python import site as copied_site
 
@@ -242,7 +247,7 @@ def judged(
         python = venv(private / "day7", copied_site(private))
     report = base / "class.json"
     done = subprocess.run(
-        [str(python), "-m", "day7_verify", "--cohort", str(cohort)]
+        [str(python), "-m", "day7_verify", *QUICK, "--cohort", str(cohort)]
         + ["--isolation", request.param, "--jobs", "2"]
         + ["--seed", str(SEED), "--json", str(report)],
         cwd=base,

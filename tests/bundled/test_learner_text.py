@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from _command_learners import command_environment, learner_folder
+from _command_learners import QUICK, command_environment, learner_folder
 
 from day7_verify._cli import main
 from day7_verify.cohort._judge import _Normaliser
@@ -343,6 +343,7 @@ def test_a_hostile_class_gets_every_report_and_a_safe_terminal(tmp_path: Path):
             sys.executable,
             "-m",
             "day7_verify",
+            *QUICK,
             "--cohort",
             str(cohort),
             "--verbose",

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from _command_learners import command_environment, learner_folder
+from _command_learners import QUICK, command_environment, learner_folder
 
 from day7_verify.isolation._sandbox import (
     _python_paths,
@@ -96,7 +96,15 @@ def test_every_report_says_a_process_run_is_not_for_grading(tmp_path: Path) -> N
     folder = learner_folder(tmp_path, "agent", "import-fails")
     out = {kind: tmp_path / f"r.{kind}" for kind in ("json", "xml", "html", "g")}
     done = subprocess.run(
-        [sys.executable, "-m", "day7_verify", str(folder), "--isolation", "process"]
+        [
+            sys.executable,
+            "-m",
+            "day7_verify",
+            *QUICK,
+            str(folder),
+            "--isolation",
+            "process",
+        ]
         + ["--json", str(out["json"]), "--junit", str(out["xml"])]
         + ["--html", str(out["html"]), "--gradescope", str(out["g"])],
         cwd=tmp_path,
@@ -183,7 +191,15 @@ def test_a_borrower_judged_by_the_command_is_refused(tmp_path: Path) -> None:
     folder = borrowing_folder(tmp_path, "agent", site)
     out = tmp_path / "r.json"
     done = subprocess.run(
-        [sys.executable, "-m", "day7_verify", str(folder), "--isolation", "process"]
+        [
+            sys.executable,
+            "-m",
+            "day7_verify",
+            *QUICK,
+            str(folder),
+            "--isolation",
+            "process",
+        ]
         + ["--json", str(out)],
         cwd=tmp_path,
         env=command_environment(),

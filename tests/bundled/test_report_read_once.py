@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _command_learners import command_environment, learner_folder
+from _command_learners import QUICK, command_environment, learner_folder
 from _written_worlds import EXAMPLE_WORLDS
 from hypothesis import assume, given, settings
 
@@ -111,7 +111,7 @@ def test_the_command_fails_a_shifting_report_under_any_seed(
     folder = learner_folder(tmp_path, "agent", "shifting-report")
     out = tmp_path / "r.json"
     done = subprocess.run(
-        [sys.executable, "-m", "day7_verify", str(folder), "--seed", str(seed)]
+        [sys.executable, "-m", "day7_verify", *QUICK, str(folder), "--seed", str(seed)]
         + ["--isolation", detect().isolation, "--json", str(out)],
         cwd=tmp_path,
         env=command_environment(),

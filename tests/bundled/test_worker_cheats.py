@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _command_learners import _EVALUATE_RUN_BODY, ROOT, learner_folder
+from _command_learners import _EVALUATE_RUN_BODY, QUICK, ROOT, learner_folder
 
 from day7_verify.isolation._sandbox import detect
 
@@ -161,7 +161,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     environment.pop("PYTHONPATH", None)
     isolation = detect().isolation
     done = subprocess.run(
-        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
+        [sys.executable, "-m", "day7_verify", *QUICK, "--cohort", str(cohort)]
         + ["--isolation", isolation, "--jobs", "2", "--timeout", "240"]
         + ["--json", str(report)],
         cwd=base,
