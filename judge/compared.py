@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from judge.snippets import WRITE, build_lines, program, verdict_lines
+from judge.snippets import SHORT, WRITE, build_lines, program, verdict_lines
 from strategies.world import ExpectedCheck, World
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "read_only_test",
     "render_test",
     "said_around",
+    "shape_test",
     "subclass_test",
     "tampered_test",
     "verdict_test",
@@ -68,6 +69,38 @@ _HELPERS = {
         "    named = type(error).__name__",
         "    return f'{named}: {text}' if text else named",
     ],
+    "_short": SHORT,
+    # How a report is not shaped like an EvaluationReport, as the judge
+    # words it (judge.shape.report_problem), or None.
+    "_problem": [
+        "def _problem(report):",
+        "    if report is None:",
+        "        return 'None'",
+        "    try:",
+        "        checks = getattr(report, 'checks', None)",
+        "        if not isinstance(checks, tuple):",
+        "            return f'a report whose .checks is {_short(checks)}; it must be"
+        " a tuple'",
+        "        for index, check in enumerate(checks):",
+        "            for field, kind in (('name', str), ('passed', bool), ('detail',"
+        " str)):",
+        "                value = getattr(check, field, None)",
+        "                if not isinstance(value, kind):",
+        "                    return (",
+        "                        f'a report whose check {index} has"
+        " {field}={_short(value)};'",
+        "                        f' it must be a {kind.__name__}'",
+        "                    )",
+        "        passed = getattr(report, 'passed', None)",
+        "        if not isinstance(passed, bool):",
+        "            return f'a report whose .passed is {_short(passed)}; it must be"
+        " a bool'",
+        "    except Exception as error:",
+        "        return f'a report whose checks or .passed raise {_one_line(error)}'",
+        "    if not callable(getattr(report, 'render', None)):",
+        "        return 'a report without a render() method'",
+        "    return None",
+    ],
 }
 
 
@@ -86,16 +119,33 @@ def _said(lesson: Any, observed: str) -> str:
     expression the test works out)."""
     before, after = said_around(lesson)
     return " + ".join(
-        part for part in (repr(before) if before else "", observed, repr(after)) if part
+        part
+        for part in (
+            repr(before) if before else "",
+            observed,
+            repr(after) if after else "",
+        )
+        if part
     )
 
 
 def _defs(worlds: Sequence[tuple[str, World, Sequence[Any] | None]], steps) -> list:
     """The helpers `steps` use, then one build function per world."""
     used = "\n".join(steps)
+    wanted: set[str] = set()
+    while True:  # a helper another helper uses is wanted too
+        more = {
+            name
+            for name, lines in _HELPERS.items()
+            if name not in wanted and re.search(rf"\b{name}\(", used)
+        }
+        if not more:
+            break
+        wanted |= more
+        used += "\n" + "\n".join(line for name in more for line in _HELPERS[name])
     defs: list[str] = []
     for name, lines in _HELPERS.items():
-        if re.search(rf"\b{name}\(", used):
+        if name in wanted:
             defs += [*lines, "", ""]
     if worlds:
         defs += [*WRITE, "", ""]
@@ -145,6 +195,43 @@ def raise_test(world: World, lesson: Any, *, folder: str) -> str:
     return _test(
         "test_evaluate_run_returns_a_report",
         "evaluate_run returns a report on this world, never raises",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
+
+
+#: How the problems `_problem` finds begin: a lesson about another (a report
+#: read otherwise the second time, the judge's own evaluator) gets no test.
+_PROBLEMS = (
+    "None",
+    "a report whose .checks is ",
+    "a report whose check ",
+    "a report whose .passed is ",
+    "a report whose checks or .passed raise ",
+    "a report without a render() method",
+)
+
+
+def shape_test(world: World, lesson: Any, *, folder: str) -> str | None:
+    """evaluate_run on `world` returns a report of the contract's shape (the
+    lesson: it returned None, or a report whose checks or .passed are of the
+    wrong type); None for a lesson about anything else."""
+    said = f"{_EVALUATE} returned "
+    problem = lesson.observed.removeprefix(said)
+    if not lesson.observed.startswith(said) or not problem.startswith(_PROBLEMS):
+        return None
+    seen = "f'" + said + "{problem}'"
+    steps = [
+        *_evaluated(),
+        "problem = _problem(report)",
+        f"assert problem is None, {_said(lesson, seen)}",
+        "print(report.render())",
+    ]
+    return _test(
+        "test_evaluate_run_returns_a_report",
+        "evaluate_run returns an EvaluationReport: a tuple of checks of"
+        " (name: str, passed: bool, detail: str), .passed a bool, render()",
         folder,
         [("build", world, None)],
         steps,

@@ -47,6 +47,7 @@ from strategies.world import ExpectedCheck, World
 __all__ = [
     "PLAIN_MARK",
     "REDRAW_MARK",
+    "SHORT",
     "WRITE",
     "build_lines",
     "program",
@@ -615,6 +616,19 @@ WRITE = [
 ]
 
 
+#: A value as the judge's lessons quote it (`judge.shape.short_repr`): its
+#: repr, cut at 80 characters, or what its own repr() raised.
+SHORT = [
+    "def _short(value, limit=80):",
+    "    try:",
+    "        text = repr(value)",
+    "    except Exception as error:  # your value's own __repr__ may raise",
+    "        named, raised = type(value).__name__, type(error).__name__",
+    "        text = f'<{named} whose repr() raised {raised}>'",
+    "    return text if len(text) <= limit else text[: limit - 3] + '...'",
+]
+
+
 def _header(name: str, says: str, folder: str, names_used: str) -> list[str]:
     """A plain test's first lines: where to save it, how to run it, what it
     checks, the imports and the learner's folder as a package of its own."""
@@ -638,9 +652,7 @@ def _footer(name: str, steps: Sequence[str]) -> list[str]:
     return [
         "",
         "",
-        "def _short(value, limit=80):",
-        "    text = repr(value)",
-        "    return text if len(text) <= limit else text[: limit - 3] + '...'",
+        *SHORT,
         "",
         "",
         f"def {name}():",

@@ -428,14 +428,16 @@ def _plain_other(
     from judge import compared
 
     topic = checked(failure)
+    alone = topic == "call" and then is None and body is None
+    # A call the world alone makes: evaluate_run raised, or returned what is
+    # no report of the contract's shape.
     raised = (
-        topic == "call"
-        and then is None
-        and body is None
+        alone
         and failure.cause.startswith("raises:")
         and failure.headline.startswith(f"{EVALUATE} raised ")
     )
-    if not raised and (topic or plain is None):
+    shaped = alone and failure.observed.startswith(f"{EVALUATE} returned ")
+    if not (raised or shaped) and (topic or plain is None):
         return ""
     worlds = [world] if then is None else [world, then[1]]
     why = next(filter(None, map(why_not_plain, worlds)), "")
@@ -444,6 +446,8 @@ def _plain_other(
     folder = _folder(target)
     if raised:
         return compared.raise_test(world, failure, folder=folder)
+    if shaped:
+        return compared.shape_test(world, failure, folder=folder) or ""
     assert plain is not None
     return plain(folder, failure) or ""
 

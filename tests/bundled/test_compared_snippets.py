@@ -99,6 +99,24 @@ CASES = {
         "test_evaluation_changes_nothing_and_calls_no_tool",
         lambda: {"world": EXAMPLE_WORLDS["file exact"]},
     ),
+    "report none": (
+        "returns-none",
+        "test_report",
+        "test_one_check_per_fact_named_and_ordered_by_the_contract",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "report passed none": (
+        "unfinished-report",
+        "test_report",
+        "test_one_check_per_fact_named_and_ordered_by_the_contract",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "report names": (
+        "bug:checks-sorted",
+        "test_report",
+        "test_one_check_per_fact_named_and_ordered_by_the_contract",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
     "raised": (
         "always-raises",
         "test_truth",
