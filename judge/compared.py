@@ -27,6 +27,7 @@ __all__ = [
     "independence_test",
     "order_test",
     "pair_test",
+    "passed_test",
     "raise_test",
     "read_only_test",
     "render_test",
@@ -291,15 +292,63 @@ def subclass_test(
     )
 
 
+def _called(what: str, into: str, call: str, should: str) -> list[str]:
+    """Lines that set `into` to `call`, one of the calls a report's lessons
+    name `what`: a raise said as the judge says it."""
+    return [
+        "try:",
+        f"    {into} = {call}",
+        "except Exception as error:",
+        f"    raise AssertionError(f'{what} raised {{_one_line(error)}}, but should"
+        f" {should}') from error",
+    ]
+
+
+def _built_directly(rows: Sequence[tuple]) -> list[str]:
+    """Lines that build the report of `rows` directly, as the report's
+    properties do (test_report `_report`), a raise said as the judge does."""
+    return [
+        f"rows = {list(rows)!r}",
+        *_called(
+            "EvaluationCheck(name, passed, detail)",
+            "checks",
+            "tuple(EvaluationCheck(*row) for row in rows)",
+            "return normally",
+        ),
+        *_called(
+            "EvaluationReport(checks)",
+            "report",
+            "EvaluationReport(checks)",
+            "return normally",
+        ),
+    ]
+
+
+#: The lines that read report.passed into `own`, as the judge does.
+_PASSED = _called("report.passed", "own", "report.passed", "return normally")
+
+#: The calls a lesson about the report's own code names, as its observed
+#: part begins: the report built, rendered or its verdict read.
+_REPORT_CALLS = (
+    "EvaluationCheck(name, passed, detail) ",
+    "EvaluationReport(checks) ",
+    "report.render() ",
+    "report.passed ",
+)
+
+
 #: The lines that work out what render() should give for `rows`, as the
 #: render-grammar invariant does: the report's own verdict when its first
 #: line tells it (a wrong `passed` is report-verdict's lesson, not render's).
 _RENDER_WANTED = [
-    "text = report.render()",
+    *_called("report.render()", "text", "report.render()", "return a string"),
+    "assert isinstance(text, str), (",
+    "    f'report.render() returned {_short(text)}, but should return a string'",
+    ")",
     "print(repr(text))",
     "lines = text.split('\\n')",
     "passed = bool(rows) and all(row[1] for row in rows)",
-    "own = report.passed",
+    *_PASSED,
     "if isinstance(own, bool) and lines[0] == f\"evaluation: {'PASS' if own else"
     " 'FAIL'}\":",
     "    passed = own",
@@ -309,24 +358,48 @@ _RENDER_WANTED = [
     "]",
 ]
 
+#: The grammar's first broken rule, in the judge's words (test_report
+#: `_render_lines`), for a test written for a lesson about a call.
+_RENDER_SAID = [
+    "joined = '\\n'.join(want)",
+    "if lines[:-1] == want and lines[-1] == '':",
+    "    said = (",
+    "        f'render() == {text!r}, one newline too many at the end, but should be'",
+    "        f' {joined!r}'",
+    "    )",
+    "else:",
+    "    wrong = [n for n, (a, b) in enumerate(zip(lines, want), 1) if a != b]",
+    "    number = (wrong or [0])[0]",
+    "    said = (",
+    "        f'got line {number}: {lines[number - 1]!r}, but should be line {number}'",
+    "        f' of render(): {want[number - 1]!r}'",
+    "        if wrong",
+    "        else f'got {len(lines)} lines: {text!r}, but should be {len(want)} lines'",
+    "        ' from render()'",
+    "    )",
+    "assert text == joined, said",
+]
+
 
 def render_test(
     lesson: Any, *, folder: str, rows: Sequence[tuple] = (), world: World | None = None
 ) -> str | None:
     """render() of a report (built directly from `rows`, or evaluate_run's
-    on `world`) is the grammar's lines joined by newlines; None for a lesson
-    that is no mistake of the grammar (a call that raised)."""
-    if lesson.cause != "render:grammar":
+    on `world`) is the grammar's lines joined by newlines, every call on
+    the way returning (the lesson: a mistake of the grammar, or one of
+    those calls raised or returned what it should not); None for a lesson
+    about anything else."""
+    grammar = lesson.cause == "render:grammar"
+    if not grammar and not lesson.observed.startswith(_REPORT_CALLS):
         return None
     if world is None:
-        steps = [
-            f"rows = {list(rows)!r}",
-            "checks = tuple(EvaluationCheck(*row) for row in rows)",
-            "report = EvaluationReport(checks)",
-        ]
+        steps = _built_directly(rows)
     else:
         steps = [*_evaluated(), "rows = _rows(report)"]
     steps += _RENDER_WANTED
+    if not grammar:
+        steps += _RENDER_SAID
+        return _render_program(folder, world, steps)
     observed = lesson.observed
     if observed.endswith(", one newline too many at the end"):
         seen = "f'render() == {text!r}, one newline too many at the end'"
@@ -339,12 +412,37 @@ def render_test(
     else:
         seen = "f'{len(lines)} lines: {text!r}'"
     steps.append(f"assert text == '\\n'.join(want), {_said(lesson, seen)}")
+    return _render_program(folder, world, steps)
+
+
+def _render_program(folder: str, world: World | None, steps: list[str]) -> str:
     return _test(
         "test_render",
         "render() gives 'evaluation: PASS|FAIL' then '- <name>: PASS|FAIL"
         " (<detail>)' for each check, joined by newlines",
         folder,
         [("build", world, None)] if world is not None else [],
+        steps,
+    )
+
+
+def passed_test(rows: Sequence[tuple], lesson: Any, *, folder: str) -> str:
+    """A report built directly from `rows` passes exactly when it has a check
+    and every check passed (report-verdict's lesson, or a call on the way
+    that raised)."""
+    seen = "f'report.passed is {own!r}'"
+    steps = [
+        *_built_directly(rows),
+        *_PASSED,
+        "should = bool(rows) and all(row[1] for row in rows)",
+        f"assert own is should, {_said(lesson, seen)}",
+        "print('report.passed is', repr(own))",
+    ]
+    return _test(
+        "test_report_passed_built_directly",
+        "report.passed is true exactly when there is a check and every check passed",
+        folder,
+        [],
         steps,
     )
 

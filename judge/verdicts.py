@@ -437,7 +437,14 @@ def _plain_other(
         and failure.headline.startswith(f"{EVALUATE} raised ")
     )
     shaped = alone and failure.observed.startswith(f"{EVALUATE} returned ")
-    if not (raised or shaped) and (topic or plain is None):
+    # A call on the report evaluate_run gave (its render(), its .passed): the
+    # property's own writer says whether it writes a test of it.
+    on_report = (
+        alone
+        and plain is not None
+        and failure.observed.startswith(("report.render() ", "report.passed "))
+    )
+    if not (raised or shaped or on_report) and (topic or plain is None):
         return ""
     worlds = [world] if then is None else [world, then[1]]
     why = next(filter(None, map(why_not_plain, worlds)), "")

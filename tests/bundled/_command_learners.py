@@ -229,6 +229,12 @@ AFTER_LINE: dict[str, tuple[tuple[str, str], ...]] = {
             "        return None  # TODO\n",
         ),
     ),
+    "unfinished-render": (
+        (
+            '        """The summary: a verdict line, then one line per check."""\n',
+            "        return None  # TODO\n",
+        ),
+    ),
 }
 
 #: A plant named `bug:<name>` is that bug of the planted catalogue

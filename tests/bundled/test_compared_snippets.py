@@ -117,6 +117,30 @@ CASES = {
         "test_one_check_per_fact_named_and_ordered_by_the_contract",
         lambda: {"world": EXAMPLE_WORLDS["file exact"]},
     ),
+    "render none": (
+        "unfinished-report",
+        "test_report",
+        "test_render_follows_its_grammar_line_by_line",
+        lambda: {"rows": [("a", True, "x"), ("b", False, "y")]},
+    ),
+    "render none evaluated": (
+        "unfinished-render",
+        "test_report",
+        "test_an_evaluated_report_renders_its_own_checks",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "passed built directly": (
+        "bug:report-passes-empty",
+        "test_report",
+        "test_a_report_built_directly_passes_exactly_when_every_check_passes",
+        lambda: {"rows": []},
+    ),
+    "passed none built directly": (
+        "unfinished-report",
+        "test_report",
+        "test_a_report_built_directly_passes_exactly_when_every_check_passes",
+        lambda: {"rows": [("a", True, "x")]},
+    ),
     "raised": (
         "always-raises",
         "test_truth",

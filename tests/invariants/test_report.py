@@ -19,7 +19,7 @@ from judge import (
     shown_row,
 )
 from judge.causes import RENDER_GRAMMAR
-from judge.compared import render_test, verdict_test
+from judge.compared import passed_test, render_test, verdict_test
 from judge.fixes import placed
 from judge.verdicts import calling, reproducing
 from strategies import World, describe, truth, worlds
@@ -215,7 +215,13 @@ def test_a_report_built_directly_passes_exactly_when_every_check_passes(
     must not pass (evaluate_run always adds the final check, so only a report
     built directly shows this).
     """
-    with reproducing(target, lambda topic: _passed_lines(rows, topic), ["call_target"]):
+
+    def plain(folder: str, lesson) -> str:
+        return passed_test(rows, lesson, folder=folder)
+
+    with reproducing(
+        target, lambda topic: _passed_lines(rows, topic), ["call_target"], plain=plain
+    ):
         report = _report(target, rows)
         should = bool(rows) and all(row[1] for row in rows)
         observed = call_target("report.passed", lambda: report.passed)
