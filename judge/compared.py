@@ -24,6 +24,7 @@ from judge.snippets import SHORT, WRITE, build_lines, program, verdict_lines
 from strategies.world import ExpectedCheck, World
 
 __all__ = [
+    "argument_test",
     "independence_test",
     "order_test",
     "pair_test",
@@ -335,6 +336,40 @@ _REPORT_CALLS = (
     "report.render() ",
     "report.passed ",
 )
+
+
+def argument_test(
+    world: World, what: str, made: Sequence[str], named: str, *, folder: str
+) -> str:
+    """evaluate_run, given `world`'s arguments with one replaced by `made`
+    (lines setting `arguments[p]`), raises ValueError naming `named`; the
+    call is `what`, as the judge's lesson names it (expect_error's words)."""
+    should = f", but should raise ValueError naming {named!r}"
+    steps = [
+        "arguments = list(first)",
+        *made,
+        "try:",
+        "    returned = evaluate_run(*arguments)",
+        "except ValueError as error:",
+        "    message = str(error)",
+        "except Exception as error:",
+        f"    said = {what!r} + ' raised ' + _one_line(error) + {should!r}",
+        "    raise AssertionError(said) from error",
+        "else:",
+        f"    raise AssertionError({what!r} + ' returned ' + _short(returned) +"
+        f" {should!r})",
+        f"assert {named!r} in message, (",
+        f"    {what!r} + f' raised ValueError: {{message!r}}, which does not name'",
+        f"    ' ' + {named!r}",
+        ")",
+    ]
+    return _test(
+        "test_a_wrong_argument_is_refused",
+        f"{what} raises ValueError naming {named}",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
 
 
 #: The lines that work out what render() should give for `rows`, as the

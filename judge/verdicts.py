@@ -444,7 +444,15 @@ def _plain_other(
         and plain is not None
         and failure.observed.startswith(("report.render() ", "report.passed "))
     )
-    if not (raised or shaped or on_report) and (topic or plain is None):
+    # A raise the property's own writer words as the property does (a
+    # writer returns None for a lesson it does not write).
+    called = (
+        topic == "call"
+        and then is None
+        and plain is not None
+        and failure.cause.startswith("raises:")
+    )
+    if not (raised or shaped or on_report or called) and (topic or plain is None):
         return ""
     worlds = [world] if then is None else [world, then[1]]
     why = next(filter(None, map(why_not_plain, worlds)), "")

@@ -26,6 +26,7 @@ from _written_worlds import EXAMPLE_WORLDS
 from judge import InvariantFailure, load_target
 from judge.lessons import PLAIN_MARK
 from strategies import PASSING_WORLD
+from strategies.cases import WrongArgument, _lookalike
 from strategies.perturb import perturbations
 
 COURSE = os.environ.get("DAY7_COURSE", "")
@@ -140,6 +141,24 @@ CASES = {
         "test_report",
         "test_a_report_built_directly_passes_exactly_when_every_check_passes",
         lambda: {"rows": [("a", True, "x")]},
+    ),
+    "wrong argument returned": (
+        "returns-none",
+        "test_specification",
+        "test_a_wrong_argument_is_refused_naming_its_type",
+        lambda: {"position": 1, "wrong": WrongArgument("{}", "arguments[p] = {}")},
+    ),
+    "wrong argument look-alike": (
+        "bug:run-duck-typed",
+        "test_specification",
+        "test_a_wrong_argument_is_refused_naming_its_type",
+        lambda: {"position": 0, "wrong": _lookalike("namespace", 0)},
+    ),
+    "wrong argument raised": (
+        "always-raises",
+        "test_specification",
+        "test_a_wrong_argument_is_refused_naming_its_type",
+        lambda: {"position": 0, "wrong": WrongArgument("None", "arguments[p] = None")},
     ),
     "raised": (
         "always-raises",

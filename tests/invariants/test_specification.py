@@ -16,7 +16,7 @@ from judge import (
     materialise,
     recast,
 )
-from judge.compared import subclass_test
+from judge.compared import argument_test, subclass_test
 from judge.fixes import change_for, placed
 from judge.snippets import acceptance_test, refusal_test
 from judge.verdicts import calling, reproducing
@@ -361,7 +361,14 @@ def test_a_wrong_argument_is_refused_naming_its_type(
             f"    print({what + ' returned'!r}, report)",
         ]
 
-    with judging(world, target, body=body), materialise(world, target) as built:
+    def plain(folder: str, lesson) -> str:
+        named = _EXPECTED_TYPES[position]
+        return argument_test(world, what, made, named, folder=folder)
+
+    with (
+        judging(world, target, body=body, plain=plain),
+        materialise(world, target) as built,
+    ):
         arguments = list(built.args)
         arguments[position] = wrong.make(list(built.args), position)
         note(what)
