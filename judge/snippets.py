@@ -45,6 +45,7 @@ from judge.lessons import PLAIN_MARK, REDRAW_MARK, folder_line
 from strategies.world import ExpectedCheck, World
 
 __all__ = [
+    "ABORTED",
     "PLAIN_MARK",
     "REDRAW_MARK",
     "SHORT",
@@ -131,12 +132,26 @@ def why_not_plain(world: World) -> str:
     return ""
 
 
+#: Why a lesson about a call that hung or ended its process gets the
+#: day7-verify line rather than a test: a test making that call plainly
+#: would hang, or end with it, before it could say anything.
+ABORTED = {
+    "hang": "a call that did not return within the judge's limit, which a test"
+    " file making it would wait on for ever",
+    "crash": "a call that ended the process it ran in, which would end a test"
+    " file's process too, before it could say so",
+}
+
+
 def redraw_note(why: str, folder: str, seed: int | None) -> str:
-    """What a lesson says instead of a test, for a world `why_not_plain`."""
+    """What a lesson says instead of a test, for a world `why_not_plain` (or
+    a call `ABORTED` says why no test makes)."""
     again = f"day7-verify {folder}" + ("" if seed is None else f" --seed {seed}")
+    if why not in ABORTED.values():
+        why += ", which a test file does not build plainly"
     return "\n".join(
         [
-            f"{REDRAW_MARK} {why}, which a test file does not build plainly.",
+            f"{REDRAW_MARK} {why}.",
             "# Draw it again, with the same lesson, with:",
             f"#     {again}",
         ]

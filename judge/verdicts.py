@@ -23,7 +23,13 @@ from judge.lessons import CallAborted, InvariantFailure, fail, headline_of
 from judge.limits import CALL_SECONDS
 from judge.maker import built_by
 from judge.reduce import Misjudged, reduced
-from judge.snippets import lesson_test, redraw_note, spot_parts, why_not_plain
+from judge.snippets import (
+    ABORTED,
+    lesson_test,
+    redraw_note,
+    spot_parts,
+    why_not_plain,
+)
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe, truth
 
@@ -330,6 +336,10 @@ def reproducing(
     except (InvariantFailure, CallAborted) as failure:
         if not failure.reproduce and plain and failure.topic not in _NOT_PLAIN_TOPICS:
             failure.reproduce = plain(_folder(target), failure) or ""
+        if not failure.reproduce and failure.topic in ABORTED:
+            failure.reproduce = redraw_note(
+                ABORTED[failure.topic], _folder(target), _seed()
+            )
         if not failure.reproduce:
             topic = checked(failure)
             failure.reproduce = snippet(target, lines(topic), names, topic)
@@ -406,6 +416,10 @@ def judging(
         if not failure.reproduce and world.plan is not None and not checked(failure):
             # A real run of the learner's run_agent: drawn again, not written.
             why = why_not_plain(world)
+            failure.reproduce = redraw_note(why, _folder(target), _seed())
+        if not failure.reproduce and failure.topic in ABORTED:
+            # A call that hung or ended its process: drawn again, not written.
+            why = ABORTED[failure.topic]
             failure.reproduce = redraw_note(why, _folder(target), _seed())
         if not failure.reproduce:
             failure.reproduce = reproduction(
