@@ -20,12 +20,21 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from judge.snippets import SHORT, WRITE, build_lines, program, verdict_lines
+from judge.snippets import (
+    SHORT,
+    WRITE,
+    build_lines,
+    plain_code,
+    program,
+    refusal_steps,
+    verdict_lines,
+)
 from strategies.world import ExpectedCheck, World
 
 __all__ = [
     "argument_test",
     "independence_test",
+    "normalisation_test",
     "order_test",
     "pair_test",
     "passed_test",
@@ -294,14 +303,16 @@ def subclass_test(
 
 
 def _called(what: str, into: str, call: str, should: str) -> list[str]:
-    """Lines that set `into` to `call`, one of the calls a report's lessons
-    name `what`: a raise said as the judge says it."""
+    """Lines that set `into` to `call`, which the judge's lessons name `what`
+    (a Python expression giving that name): a raise said as the judge says it
+    (call_target: `<what> raised <error>, but should <should>`)."""
+    tail = f", but should {should}"
     return [
         "try:",
         f"    {into} = {call}",
         "except Exception as error:",
-        f"    raise AssertionError(f'{what} raised {{_one_line(error)}}, but should"
-        f" {should}') from error",
+        f"    said = {what} + ' raised ' + _one_line(error) + {tail!r}",
+        "    raise AssertionError(said) from error",
     ]
 
 
@@ -311,13 +322,13 @@ def _built_directly(rows: Sequence[tuple]) -> list[str]:
     return [
         f"rows = {list(rows)!r}",
         *_called(
-            "EvaluationCheck(name, passed, detail)",
+            repr("EvaluationCheck(name, passed, detail)"),
             "checks",
             "tuple(EvaluationCheck(*row) for row in rows)",
             "return normally",
         ),
         *_called(
-            "EvaluationReport(checks)",
+            repr("EvaluationReport(checks)"),
             "report",
             "EvaluationReport(checks)",
             "return normally",
@@ -326,7 +337,7 @@ def _built_directly(rows: Sequence[tuple]) -> list[str]:
 
 
 #: The lines that read report.passed into `own`, as the judge does.
-_PASSED = _called("report.passed", "own", "report.passed", "return normally")
+_PASSED = _called(repr("report.passed"), "own", "report.passed", "return normally")
 
 #: The calls a lesson about the report's own code names, as its observed
 #: part begins: the report built, rendered or its verdict read.
@@ -372,11 +383,60 @@ def argument_test(
     )
 
 
+def normalisation_test(
+    written: str, normal: str, duplicate: Any, *, binding: bool, folder: str
+) -> str | None:
+    """path-normalisation: `written` is stored as `normal` (a file path and a
+    changed artifact), normalising it again changes nothing, and a case
+    declaring both spellings (`duplicate`, a case specification) is refused;
+    None when the specification's code needs the judge."""
+    code = plain_code(duplicate.code)
+    if code is None:
+        return None
+    file = f"FileExpectation({written!r}, 'x')"
+    receipt = f"ReceiptExpectation('call-1', 'edit_file', 'ok', 'x', ({written!r},))"
+    steps = [
+        *_called(repr(file), "stored", f"{file}.path", "return normally"),
+        f"assert stored == {normal!r}, (",
+        f"    '.path == ' + repr(stored) + ', but should be ' + {repr(normal)!r}",
+        ")",
+        *_called(
+            "'FileExpectation(' + repr(stored) + \", 'x')\"",
+            "again",
+            "FileExpectation(stored, 'x').path",
+            "return normally",
+        ),
+        "assert again == stored, (",
+        "    'got ' + repr(again) + ', but normalising ' + repr(stored)",
+        "    + ' again should give ' + repr(stored)",
+        ")",
+        *_called(
+            repr(receipt),
+            "artifacts",
+            f"{receipt}.changed_artifacts",
+            "return normally",
+        ),
+        f"assert tuple(artifacts) == ({normal!r},), (",
+        "    '.changed_artifacts == ' + repr(artifacts) + ', but should be '",
+        f"    + {repr((normal,))!r}",
+        ")",
+        "# Two spellings of one path in one case: a duplicate, refused.",
+        *refusal_steps(code, duplicate.names, binding=binding),
+    ]
+    return program(
+        "test_paths_are_stored_normalised",
+        f"{written!r} is stored as {normal!r}, and a case naming both is refused",
+        folder,
+        [*_defs([], steps), f"WHAT = {duplicate.what!r}"],
+        steps,
+    )
+
+
 #: The lines that work out what render() should give for `rows`, as the
 #: render-grammar invariant does: the report's own verdict when its first
 #: line tells it (a wrong `passed` is report-verdict's lesson, not render's).
 _RENDER_WANTED = [
-    *_called("report.render()", "text", "report.render()", "return a string"),
+    *_called(repr("report.render()"), "text", "report.render()", "return a string"),
     "assert isinstance(text, str), (",
     "    f'report.render() returned {_short(text)}, but should return a string'",
     ")",

@@ -57,6 +57,8 @@ __all__ = [
     "folder_line",
     "lesson_test",
     "redraw_note",
+    "plain_code",
+    "refusal_steps",
     "refusal_test",
     "spot_parts",
     "why_not_plain",
@@ -680,7 +682,7 @@ def _footer(name: str, steps: Sequence[str]) -> list[str]:
     ]
 
 
-def _plain_code(code: str) -> str | None:
+def plain_code(code: str) -> str | None:
     """A case specification's code (`strategies.cases.Spec.code`, which
     names the target's classes as `target.X`) with the course's names, or
     None when it needs the judge (a subclass `recast` of one)."""
@@ -694,22 +696,17 @@ def _slug(what: str) -> str:
     return f"test_{name.strip('_')[:40] or 'case'}"
 
 
-def refusal_test(
-    what: str, code: str, names: Sequence[str], *, binding: bool, folder: str
-) -> str | None:
-    """A plain test that `code` (a case specification's) raises ValueError
-    (naming one of `names`, when `binding`), its messages the lesson's
-    headlines; None when the code needs the judge."""
-    plain = _plain_code(code)
-    if plain is None:
-        return None
+def refusal_steps(code: str, names: Sequence[str], *, binding: bool) -> list[str]:
+    """Lines asserting that `code` (plain Python) raises ValueError (naming
+    one of `names`, when `binding`), said as the judge says it of `WHAT`, a
+    name the test defines."""
     should = "but should raise ValueError"
     wanted = " or ".join(repr(n) for n in names)
     raised = "f'{WHAT} raised {type(error).__name__}: {said}, " + should + "'"
     returned = "f'{WHAT} returned {_short(made)}, " + should + "'"
     steps = [
         "try:",
-        f"    made = {plain}",
+        f"    made = {code}",
         "except ValueError as error:",
         "    message = str(error)",
         "except Exception as error:",
@@ -725,6 +722,20 @@ def refusal_test(
             f"    ' naming ' + {wanted!r}",
             ")",
         ]
+    return steps
+
+
+def refusal_test(
+    what: str, code: str, names: Sequence[str], *, binding: bool, folder: str
+) -> str | None:
+    """A plain test that `code` (a case specification's) raises ValueError
+    (naming one of `names`, when `binding`), its messages the lesson's
+    headlines; None when the code needs the judge."""
+    plain = plain_code(code)
+    if plain is None:
+        return None
+    wanted = " or ".join(repr(n) for n in names)
+    steps = refusal_steps(plain, names, binding=binding)
     name = _slug(what)
     says = f"{what} raises ValueError" + (f" naming {wanted}" if binding else "")
     return "\n".join(
@@ -743,7 +754,7 @@ def acceptance_test(
     """A plain test that `code` (a valid case specification's) builds an
     object holding `holds` (attribute, value; `len(x)` for a length), its
     messages the lesson's headlines; None when the code needs the judge."""
-    plain = _plain_code(code)
+    plain = plain_code(code)
     if plain is None:
         return None
     raised = (

@@ -160,6 +160,18 @@ CASES = {
         "test_a_wrong_argument_is_refused_naming_its_type",
         lambda: {"position": 0, "wrong": WrongArgument("None", "arguments[p] = None")},
     ),
+    "path kept raw": (
+        "bug:path-kept-raw",
+        "test_specification",
+        "test_paths_are_stored_normalised_and_equal_paths_collide",
+        lambda: {"path": (("a", "b"), "double_slash")},
+    ),
+    "artifacts kept raw": (
+        "bug:artifacts-kept-raw",
+        "test_specification",
+        "test_paths_are_stored_normalised_and_equal_paths_collide",
+        lambda: {"path": (("a", "b"), "dot_inside")},
+    ),
     "raised": (
         "always-raises",
         "test_truth",
