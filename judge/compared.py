@@ -33,6 +33,7 @@ from strategies.world import ExpectedCheck, World
 
 __all__ = [
     "argument_test",
+    "determinism_test",
     "independence_test",
     "normalisation_test",
     "order_test",
@@ -246,6 +247,36 @@ def shape_test(world: World, lesson: Any, *, folder: str) -> str | None:
         folder,
         [("build", world, None)],
         steps,
+    )
+
+
+#: A report's rows as the determinism invariant words them: one line each.
+_ROWS_TEXT = "'\\n'.join(f'{name} {passed} {detail}' for name, passed, detail in ROWS)"
+
+
+def determinism_test(world: World, lesson: Any, *, folder: str) -> str:
+    """`world` built afresh in two folders gives the same report twice (the
+    tree's path in a detail as <tree>), as the determinism invariant says."""
+    steps = [
+        *_evaluated("first", "one"),
+        *_evaluated("second", "two"),
+        "before = _rows(one, Path(folder, 'first'))",
+        "after = _rows(two, Path(folder, 'second'))",
+        f"first_text = {_ROWS_TEXT.replace('ROWS', 'before')}",
+        f"second_text = {_ROWS_TEXT.replace('ROWS', 'after')}",
+        "print(first_text)",
+        "assert after == before, (",
+        "    f'got {second_text!r:.400}, but should be the same report again:'",
+        "    f' {first_text!r:.400}'",
+        ")",
+    ]
+    body = _in_folders(["build", "build"], steps)
+    return program(
+        "test_the_same_world_twice_gives_one_report",
+        "one world built afresh twice gives the same report",
+        folder,
+        _defs([("build", world, None)], body),
+        body,
     )
 
 

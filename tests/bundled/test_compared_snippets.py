@@ -172,6 +172,12 @@ CASES = {
         "test_paths_are_stored_normalised_and_equal_paths_collide",
         lambda: {"path": (("a", "b"), "dot_inside")},
     ),
+    "determinism": (
+        "counts-calls",
+        "test_determinism",
+        "test_equal_inputs_built_afresh_give_equal_reports",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
     "raised": (
         "always-raises",
         "test_truth",
