@@ -42,6 +42,7 @@ __all__ = [
     "raise_test",
     "read_only_test",
     "render_test",
+    "repeat_test",
     "said_around",
     "shape_test",
     "subclass_test",
@@ -276,6 +277,53 @@ def determinism_test(world: World, lesson: Any, *, folder: str) -> str:
         "one world built afresh twice gives the same report",
         folder,
         _defs([("build", world, None)], body),
+        body,
+    )
+
+
+def repeat_test(
+    world: World, before: World | None, repeats: int, lesson: Any, *, folder: str
+) -> str | None:
+    """stateless: `world`, evaluated `repeats` times in one process (after
+    the world `before` it, evaluated as often, at the same paths), gives one
+    report; None for a lesson about anything else."""
+    said = f"one report for one world, {repeats} times over"
+    if lesson.expected != said:
+        return None
+    steps = ["tree = Path(folder, 'w')", "tree.mkdir()"]
+    if before is not None:
+        steps += [
+            "earlier = build_before(tree)",
+            f"for _ in range({repeats}):  # the world before, as often as this one",
+            "    evaluate_run(*earlier)",
+            "shutil.rmtree(tree)  # this world at the very same paths",
+            "tree.mkdir()",
+        ]
+    steps += [
+        "made = build(tree)",
+        "rows = []",
+        f"for _ in range({repeats}):",
+        *(f"    {line}" for line in _evaluated("made")),
+        "    rows.append(tuple(_rows(report, tree)))",
+        "print(rows[0])",
+        "changed = [other for other in rows[1:] if other != rows[0]]",
+        "assert not changed, (",
+        "    f'got {rows[0]} the first time, then {changed[0]}, but should be'",
+        f"    {' ' + said!r}",
+        ")",
+    ]
+    body = [
+        "with tempfile.TemporaryDirectory() as folder:",
+        *(f"    {line}" for line in steps),
+    ]
+    worlds = [("build", world, None)]
+    if before is not None:
+        worlds.insert(0, ("build_before", before, None))
+    return program(
+        "test_one_world_gives_one_report",
+        f"one world evaluated {repeats} times in one process gives one report",
+        folder,
+        _defs(worlds, body),
         body,
     )
 

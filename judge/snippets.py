@@ -592,6 +592,7 @@ def program(
             f"# It checks that {says}",
             "",
             *(["import os"] if re.search(r"\bos\.", used) else []),
+            *(["import shutil"] if "shutil." in used else []),
             "import sys",
             *(["import tempfile"] if "tempfile." in used else []),
             "import types",

@@ -178,6 +178,12 @@ CASES = {
         "test_equal_inputs_built_afresh_give_equal_reports",
         lambda: {"world": EXAMPLE_WORLDS["file exact"]},
     ),
+    "stateless repeated": (
+        "counts-calls",
+        "test_determinism",
+        "test_evaluation_keeps_nothing_from_one_call_to_the_next",
+        lambda: {"pair": _pair(4), "first": False},
+    ),
     "raised": (
         "always-raises",
         "test_truth",
@@ -229,4 +235,35 @@ def test_a_lessons_plain_test_says_it_and_passes_where_the_work_is_right(
     if COURSE:
         course = "src/tiny_llm_ref/agent"
         ran = _plain_python(_repointed(lesson.reproduce, course), Path(COURSE))
+        assert ran.returncode == 0, ran.stderr[-2000:]
+
+
+def test_a_repeat_test_after_a_world_before_fails_only_where_state_is_kept(
+    tmp_path: Path,
+):
+    """stateless's test for a world met after another at the same paths
+    (the world before evaluated as often first, then removed) passes on the
+    bundled evaluator and the course reference, and fails, in the lesson's
+    words, on an evaluator whose report counts its calls."""
+    from types import SimpleNamespace
+
+    from judge.compared import repeat_test
+
+    before, after = PASSING_WORLD, _pair(4)[1].world
+    said = "one report for one world, 5 times over"
+    source = repeat_test(
+        after, before, 5, SimpleNamespace(expected=said), folder="learner"
+    )
+    for folder, passes in (
+        (learner_folder(tmp_path, "clean"), True),
+        (learner_folder(tmp_path, "counting", "counts-calls"), False),
+    ):
+        ran = _plain_python(_repointed(source, str(folder)), tmp_path)
+        assert (ran.returncode == 0) is passes, ran.stderr[-2000:]
+        if not passes:
+            assert "the first time, then" in ran.stderr
+            assert f"but should be {said}" in ran.stderr
+    if COURSE:
+        course = "src/tiny_llm_ref/agent"
+        ran = _plain_python(_repointed(source, course), Path(COURSE))
         assert ran.returncode == 0, ran.stderr[-2000:]
