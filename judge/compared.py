@@ -846,12 +846,13 @@ _PROCESS = {
 
 def read_only_test(world: World, lesson: Any, *, folder: str) -> str | None:
     """read-only, for a lesson about the process's working directory or
-    environment: evaluating `world` leaves them as they were (None for a
-    lesson about anything else)."""
+    environment: evaluating `world` leaves them as they were; for one about
+    a tool called, the tree changed or a second report, `_unchanged_test`
+    (None for a lesson about anything else)."""
     said = lesson.expected
     what = next((w for w in _PROCESS if said == f"{w} unchanged by evaluation"), "")
     if not what:
-        return None
+        return _unchanged_test(world, lesson, folder=folder)
     head, tail = said_around(lesson)
     if lesson.observed not in lesson.headline:
         head, tail = lesson.headline, ""  # the lesson names it, no values
@@ -887,3 +888,143 @@ def read_only_test(world: World, lesson: Any, *, folder: str) -> str | None:
         [("build", world, None)],
         steps,
     )
+
+
+#: What read-only's lessons expect, for the calls made and the tree.
+_NO_CALL = "no call of a workspace tool or of the store's put"
+_SAME_TREE = "the temporary tree unchanged (workspace, log and siblings)"
+_TWICE = "the same report twice: "
+
+
+def _unchanged_test(world: World, lesson: Any, *, folder: str) -> str | None:
+    """read-only: evaluating `world` twice calls no workspace tool and no
+    put, leaves every path of the tree as it was (judge.snapshot's words)
+    and gives the same report twice, asserted in the invariant's order;
+    None for a lesson about anything else (the run's or the store's state)."""
+    said = lesson.expected
+    if said not in (_NO_CALL, _SAME_TREE) and not said.startswith(_TWICE):
+        return None
+    tree = "Path(folder, 'first')"
+    steps = [
+        "calls = _spy(*first)",
+        f"was = _snapshot({tree})",
+        *_evaluated("first", "one"),
+        *_called(
+            repr("report.render()"), "one_text", "one.render()", "return a string"
+        ),
+        *_evaluated("first", "two"),
+        *_called(
+            repr("report.render()"), "two_text", "two.render()", "return a string"
+        ),
+        "print(one_text)",
+        "assert not calls, (",
+        "    'got evaluate_run called ' + '; '.join(calls[:3]) + ', but should be'",
+        f"    {' ' + _NO_CALL!r}",
+        ")",
+        f"changes = _changes(was, _snapshot({tree}))",
+        "assert not changes, (",
+        f"    'got ' + '; '.join(changes[:4]) + {', but should be ' + _SAME_TREE!r}",
+        ")",
+        "assert (_rows(one), one_text) == (_rows(two), two_text), (",
+        "    f'got the second time: {two_text!r:.300}, but should be the same report'",
+        "    f' twice: {one_text!r:.300}'",
+        ")",
+    ]
+    return _test(
+        "test_evaluation_changes_nothing",
+        "evaluate_run, twice, calls no tool, changes nothing in the tree and"
+        " gives the same report",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
+
+
+_HELPERS["_spy"] = [
+    "def _spy(run, workspace, receipts, case):",
+    "    # Every call of the workspace's tools and the stores' put, noted",
+    "    # (and still made), as the judge notes them.",
+    "    calls = []",
+    "",
+    "    def noting(label, original):",
+    "        def spy(*args, **kwargs):",
+    "            shown = [*(repr(a) for a in args)]",
+    "            shown += [f'{k}={v!r}' for k, v in kwargs.items()]",
+    "            calls.append(f\"{label}({', '.join(shown)})\")",
+    "            return original(*args, **kwargs)",
+    "",
+    "        return spy",
+    "",
+    "    tools = 'read_file execute write_file edit_file run_command list_files'",
+    "    for name in tools.split():",
+    "        original = getattr(workspace, name, None)",
+    "        if callable(original):",
+    "            spy = noting(f'workspace.{name}', original)",
+    "            object.__setattr__(workspace, name, spy)",
+    "    stores = {id(receipts): receipts}",
+    "    store = getattr(workspace, 'receipt_store', None)",
+    "    if store is not None:",
+    "        stores[id(store)] = store",
+    "    for store in stores.values():",
+    "        original = getattr(store, 'put', None)",
+    "        if callable(original):",
+    "            object.__setattr__(store, 'put', noting('receipts.put', original))",
+    "    return calls",
+]
+_HELPERS["_snapshot"] = [
+    "def _snapshot(top):",
+    "    # Every path under top (top itself as '.'), links never followed.",
+    "    import stat",
+    "",
+    "    def entry(path):",
+    "        info = os.lstat(path)",
+    "        mode, changed = stat.S_IMODE(info.st_mode), info.st_mtime_ns",
+    "        if stat.S_ISLNK(info.st_mode):",
+    "            return ('symlink', os.readlink(path))",
+    "        if stat.S_ISDIR(info.st_mode):",
+    "            return ('directory', mode, changed)",
+    "        if stat.S_ISREG(info.st_mode):",
+    "            with open(path, 'rb') as handle:",
+    "                return ('file', mode, changed, handle.read())",
+    "        return ('special file', mode, changed)",
+    "",
+    "    entries = {'.': entry(top)}",
+    "    for here, folders, files in os.walk(top):",
+    "        for name in [*folders, *files]:",
+    "            path = os.path.join(here, name)",
+    "            entries[os.path.relpath(path, top)] = entry(path)",
+    "    return entries",
+]
+_HELPERS["_changes"] = [
+    "def _changes(before, after):",
+    "    # What differs between two snapshots, one sentence a path.",
+    "    def shown(data):",
+    "        text = repr(data)",
+    '        return text if len(text) <= 60 else text[:56] + "...\'"',
+    "",
+    "    def changed(was, now):",
+    "        if was[0] != now[0]:",
+    "            return f'was a {was[0]}, now a {now[0]}'",
+    "        if was[0] == 'symlink':",
+    "            return f're-pointed from {was[1]!r} to {now[1]!r}'",
+    "        if was[0] == 'file' and was[3] != now[3]:",
+    "            return f'bytes changed from {shown(was[3])} to {shown(now[3])}'",
+    "        if was[1] != now[1]:",
+    "            return 'mode changed'",
+    "        if was[0] == 'directory':",
+    "            return (",
+    "                'modification time changed (an entry was created or removed'",
+    "                ' in it)'",
+    "            )",
+    "        return 'modification time changed (it was written or touched)'",
+    "",
+    "    said = []",
+    "    for path in sorted(before.keys() | after.keys()):",
+    "        if path not in after:",
+    "            said.append(f'{path} was removed')",
+    "        elif path not in before:",
+    "            said.append(f'{path} was created')",
+    "        elif before[path] != after[path]:",
+    "            said.append(f'{path}: {changed(before[path], after[path])}')",
+    "    return said",
+]

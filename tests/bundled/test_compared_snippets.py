@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from _command_learners import learner_folder
 from _written_worlds import EXAMPLE_WORLDS
+from test_lesson_snippets import as_tested
 
 from judge import InvariantFailure, load_target
 from judge.lessons import PLAIN_MARK
@@ -184,6 +185,24 @@ CASES = {
         "test_evaluation_keeps_nothing_from_one_call_to_the_next",
         lambda: {"pair": _pair(4), "first": False},
     ),
+    "read-only tree": (
+        "bug:file-created-when-missing",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["file missing"]},
+    ),
+    "read-only tool": (
+        "bug:file-read-through-tool",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "read-only twice": (
+        "counts-calls",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
     "raised": (
         "always-raises",
         "test_truth",
@@ -227,7 +246,7 @@ def test_a_lessons_plain_test_says_it_and_passes_where_the_work_is_right(
     assert lesson.reproduce.startswith(PLAIN_MARK), lesson.reproduce[:400]
     ran = _plain_python(lesson.reproduce, tmp_path)
     said = [_WHERE.sub(r"\1(...)", line) for line in ran.stderr.splitlines()]
-    headline = _WHERE.sub(r"\1(...)", lesson.headline)
+    headline = as_tested(_WHERE.sub(r"\1(...)", lesson.headline))
     assert f"AssertionError: {headline}" in said, (lesson.headline, ran.stderr)
     clean = learner_folder(tmp_path, "clean")
     ran = _plain_python(_repointed(lesson.reproduce, str(clean)), tmp_path)
