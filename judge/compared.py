@@ -20,8 +20,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from judge.helpers import HELPERS
 from judge.snippets import (
-    SHORT,
     WRITE,
     build_lines,
     plain_code,
@@ -52,69 +52,6 @@ __all__ = [
 
 #: The call every world's lesson makes, as the lessons name it.
 _EVALUATE = "evaluate_run(run, workspace, receipts, case)"
-
-#: Module-level helpers a test may use: a report's rows, a row as the
-#: judge shows it, an exception on one line.
-_HELPERS = {
-    "_rows": [
-        "def _rows(report, tree=None):",
-        "    rows = [(c.name, c.passed, c.detail) for c in report.checks]",
-        "    if tree is None:",
-        "        return rows",
-        "    # The tree's own path in a detail, as <tree>: two trees differ there.",
-        "    spellings = sorted({str(tree), str(tree.resolve())}, key=len)[::-1]",
-        "    for spelling in spellings:",
-        "        rows = [",
-        "            (name, passed, detail.replace(spelling, '<tree>'))",
-        "            if isinstance(detail, str) else (name, passed, detail)",
-        "            for name, passed, detail in rows",
-        "        ]",
-        "    return rows",
-    ],
-    "_shown": [
-        "def _shown(row):",
-        "    name, passed, detail = row",
-        "    return f\"{name}: {'PASS' if passed else 'FAIL'} ({detail})\"",
-    ],
-    "_one_line": [
-        "def _one_line(error):",
-        "    text = ' '.join(str(error).split())",
-        "    named = type(error).__name__",
-        "    return f'{named}: {text}' if text else named",
-    ],
-    "_short": SHORT,
-    # How a report is not shaped like an EvaluationReport, as the judge
-    # words it (judge.shape.report_problem), or None.
-    "_problem": [
-        "def _problem(report):",
-        "    if report is None:",
-        "        return 'None'",
-        "    try:",
-        "        checks = getattr(report, 'checks', None)",
-        "        if not isinstance(checks, tuple):",
-        "            return f'a report whose .checks is {_short(checks)}; it must be"
-        " a tuple'",
-        "        for index, check in enumerate(checks):",
-        "            for field, kind in (('name', str), ('passed', bool), ('detail',"
-        " str)):",
-        "                value = getattr(check, field, None)",
-        "                if not isinstance(value, kind):",
-        "                    return (",
-        "                        f'a report whose check {index} has"
-        " {field}={_short(value)};'",
-        "                        f' it must be a {kind.__name__}'",
-        "                    )",
-        "        passed = getattr(report, 'passed', None)",
-        "        if not isinstance(passed, bool):",
-        "            return f'a report whose .passed is {_short(passed)}; it must be"
-        " a bool'",
-        "    except Exception as error:",
-        "        return f'a report whose checks or .passed raise {_one_line(error)}'",
-        "    if not callable(getattr(report, 'render', None)):",
-        "        return 'a report without a render() method'",
-        "    return None",
-    ],
-}
 
 
 def said_around(lesson: Any) -> tuple[str, str]:
@@ -149,15 +86,15 @@ def _defs(worlds: Sequence[tuple[str, World, Sequence[Any] | None]], steps) -> l
     while True:  # a helper another helper uses is wanted too
         more = {
             name
-            for name, lines in _HELPERS.items()
+            for name, lines in HELPERS.items()
             if name not in wanted and re.search(rf"\b{name}\(", used)
         }
         if not more:
             break
         wanted |= more
-        used += "\n" + "\n".join(line for name in more for line in _HELPERS[name])
+        used += "\n" + "\n".join(line for name in more for line in HELPERS[name])
     defs: list[str] = []
-    for name, lines in _HELPERS.items():
+    for name, lines in HELPERS.items():
         if name in wanted:
             defs += [*lines, "", ""]
     if worlds:
@@ -938,93 +875,3 @@ def _unchanged_test(world: World, lesson: Any, *, folder: str) -> str | None:
         [("build", world, None)],
         steps,
     )
-
-
-_HELPERS["_spy"] = [
-    "def _spy(run, workspace, receipts, case):",
-    "    # Every call of the workspace's tools and the stores' put, noted",
-    "    # (and still made), as the judge notes them.",
-    "    calls = []",
-    "",
-    "    def noting(label, original):",
-    "        def spy(*args, **kwargs):",
-    "            shown = [*(repr(a) for a in args)]",
-    "            shown += [f'{k}={v!r}' for k, v in kwargs.items()]",
-    "            calls.append(f\"{label}({', '.join(shown)})\")",
-    "            return original(*args, **kwargs)",
-    "",
-    "        return spy",
-    "",
-    "    tools = 'read_file execute write_file edit_file run_command list_files'",
-    "    for name in tools.split():",
-    "        original = getattr(workspace, name, None)",
-    "        if callable(original):",
-    "            spy = noting(f'workspace.{name}', original)",
-    "            object.__setattr__(workspace, name, spy)",
-    "    stores = {id(receipts): receipts}",
-    "    store = getattr(workspace, 'receipt_store', None)",
-    "    if store is not None:",
-    "        stores[id(store)] = store",
-    "    for store in stores.values():",
-    "        original = getattr(store, 'put', None)",
-    "        if callable(original):",
-    "            object.__setattr__(store, 'put', noting('receipts.put', original))",
-    "    return calls",
-]
-_HELPERS["_snapshot"] = [
-    "def _snapshot(top):",
-    "    # Every path under top (top itself as '.'), links never followed.",
-    "    import stat",
-    "",
-    "    def entry(path):",
-    "        info = os.lstat(path)",
-    "        mode, changed = stat.S_IMODE(info.st_mode), info.st_mtime_ns",
-    "        if stat.S_ISLNK(info.st_mode):",
-    "            return ('symlink', os.readlink(path))",
-    "        if stat.S_ISDIR(info.st_mode):",
-    "            return ('directory', mode, changed)",
-    "        if stat.S_ISREG(info.st_mode):",
-    "            with open(path, 'rb') as handle:",
-    "                return ('file', mode, changed, handle.read())",
-    "        return ('special file', mode, changed)",
-    "",
-    "    entries = {'.': entry(top)}",
-    "    for here, folders, files in os.walk(top):",
-    "        for name in [*folders, *files]:",
-    "            path = os.path.join(here, name)",
-    "            entries[os.path.relpath(path, top)] = entry(path)",
-    "    return entries",
-]
-_HELPERS["_changes"] = [
-    "def _changes(before, after):",
-    "    # What differs between two snapshots, one sentence a path.",
-    "    def shown(data):",
-    "        text = repr(data)",
-    '        return text if len(text) <= 60 else text[:56] + "...\'"',
-    "",
-    "    def changed(was, now):",
-    "        if was[0] != now[0]:",
-    "            return f'was a {was[0]}, now a {now[0]}'",
-    "        if was[0] == 'symlink':",
-    "            return f're-pointed from {was[1]!r} to {now[1]!r}'",
-    "        if was[0] == 'file' and was[3] != now[3]:",
-    "            return f'bytes changed from {shown(was[3])} to {shown(now[3])}'",
-    "        if was[1] != now[1]:",
-    "            return 'mode changed'",
-    "        if was[0] == 'directory':",
-    "            return (",
-    "                'modification time changed (an entry was created or removed'",
-    "                ' in it)'",
-    "            )",
-    "        return 'modification time changed (it was written or touched)'",
-    "",
-    "    said = []",
-    "    for path in sorted(before.keys() | after.keys()):",
-    "        if path not in after:",
-    "            said.append(f'{path} was removed')",
-    "        elif path not in before:",
-    "            said.append(f'{path} was created')",
-    "        elif before[path] != after[path]:",
-    "            said.append(f'{path}: {changed(before[path], after[path])}')",
-    "    return said",
-]
