@@ -24,6 +24,8 @@ from judge.helpers import HELPERS
 from judge.snippets import (
     WRITE,
     build_lines,
+    case_of,
+    literal,
     plain_code,
     program,
     refusal_steps,
@@ -33,6 +35,7 @@ from strategies.world import ExpectedCheck, World
 
 __all__ = [
     "argument_test",
+    "case_test",
     "determinism_test",
     "independence_test",
     "normalisation_test",
@@ -265,6 +268,87 @@ def repeat_test(
     )
 
 
+#: How a lesson about a world the learner's names could not build begins
+#: (judge.calls `substrate_lesson`), and the case's calls it may name.
+_NOT_BUILT = "could not build the world through the target: "
+_CASE_CALLS = (
+    "FileExpectation(",
+    "ResultExpectation(",
+    "ReceiptExpectation(",
+    "EvaluationCase(",
+)
+
+
+def case_test(world: World, lesson: Any, *, folder: str) -> str | None:
+    """`world`'s case, a valid one, is built: each expectation, then the
+    case, in the judge's order and named as the judge names each call
+    (judge.steps `add_case`); None for a lesson about anything else."""
+    if not lesson.headline.startswith(_NOT_BUILT):
+        return None
+    if not lesson.observed.startswith(_CASE_CALLS):
+        return None
+    case = case_of(world)
+    # Each group: its rows, the fields they give, how the judge names a call.
+    groups = (
+        (
+            "files",
+            [f"({literal(p)}, {literal(c)})" for p, c in case.files],
+            "path, content",
+            "f'FileExpectation({path!r}, {content!r:.40})'",
+            "FileExpectation(path, content)",
+        ),
+        (
+            "results",
+            [repr(row) for row in case.results],
+            "tool, contains",
+            "f'ResultExpectation({tool!r}, {contains!r})'",
+            "ResultExpectation(tool, contains)",
+        ),
+        (
+            "receipts",
+            [repr(row) for row in case.receipts],
+            "row",
+            "f\"ReceiptExpectation({', '.join(map(repr, row))})\"",
+            "ReceiptExpectation(*row)",
+        ),
+    )
+    steps: list[str] = []
+    for group, rows, fields, what, call in groups:
+        if not rows:
+            steps.append(f"{group} = ()")
+            continue
+        steps += [
+            f"{group} = []",
+            f"for {fields} in [",
+            *(f"    {row}," for row in rows),
+            "]:",
+            f"    what = {what}",
+            *(
+                f"    {line}"
+                for line in _called(f"{_NOT_BUILT!r} + what", "made", call, "")
+            ),
+            f"    {group}.append(made)",
+        ]
+    final = case.final_contains
+    steps += [
+        *_called(
+            repr(_NOT_BUILT + f"EvaluationCase({final!r}, files, results, receipts)"),
+            "case",
+            f"EvaluationCase({final!r}, files=tuple(files), results=tuple(results),"
+            " receipts=tuple(receipts))",
+            "",
+        ),
+        "print(case)",
+    ]
+    return _test(
+        "test_the_case_is_accepted",
+        "the world's case, a valid one, is built as declared",
+        folder,
+        [],
+        steps,
+    )
+
+
 def verdict_test(world: World, lesson: Any, *, folder: str) -> str:
     """report.passed on `world` is true exactly when every check passed."""
     steps = [
@@ -322,12 +406,13 @@ def _called(what: str, into: str, call: str, should: str) -> list[str]:
     """Lines that set `into` to `call`, which the judge's lessons name `what`
     (a Python expression giving that name): a raise said as the judge says it
     (call_target: `<what> raised <error>, but should <should>`)."""
-    tail = f", but should {should}"
+    tail = f", but should {should}" if should else ""
     return [
         "try:",
         f"    {into} = {call}",
         "except Exception as error:",
-        f"    said = {what} + ' raised ' + _one_line(error) + {tail!r}",
+        f"    said = {what} + ' raised ' + _one_line(error)"
+        + (f" + {tail!r}" if tail else ""),
         "    raise AssertionError(said) from error",
     ]
 

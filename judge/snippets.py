@@ -51,6 +51,8 @@ __all__ = [
     "SHORT",
     "WRITE",
     "build_lines",
+    "case_of",
+    "literal",
     "program",
     "verdict_lines",
     "checkout_root",
@@ -158,6 +160,16 @@ def redraw_note(why: str, folder: str, seed: int | None) -> str:
             f"#     {again}",
         ]
     )
+
+
+def case_of(world: World):  # noqa: ANN201 (judge.evidence's case spec)
+    """The case `world` declares, as the judge builds it (judge.evidence)."""
+    return evidence(world, _TREE).case
+
+
+def literal(value: object) -> str:
+    """`value` as Python, a long text or bytes as a repetition (`_literal`)."""
+    return _literal(value)
 
 
 def spot_parts(world: World, group: str, index: int) -> tuple[str, ...]:

@@ -465,8 +465,19 @@ def _plain_other(
         and then is None
         and plain is not None
         and failure.cause.startswith("raises:")
+        and failure.observed.startswith("evaluate_run(")
     )
-    if not (raised or shaped or on_report or called) and (topic or plain is None):
+    # The world's case refused by the learner's own names, while it was built.
+    unbuilt = (
+        topic == "call"
+        and then is None
+        and failure.headline.startswith(
+            "could not build the world through the target: "
+        )
+    )
+    if not (raised or shaped or on_report or called or unbuilt) and (
+        topic or plain is None
+    ):
         return ""
     worlds = [world] if then is None else [world, then[1]]
     why = next(filter(None, map(why_not_plain, worlds)), "")
@@ -477,6 +488,8 @@ def _plain_other(
         return compared.raise_test(world, failure, folder=folder)
     if shaped:
         return compared.shape_test(world, failure, folder=folder) or ""
+    if unbuilt:
+        return compared.case_test(world, failure, folder=folder) or ""
     assert plain is not None
     return plain(folder, failure) or ""
 

@@ -248,6 +248,17 @@ AFTER_LINE: dict[str, tuple[tuple[str, str], ...]] = {
             "        return None  # TODO\n",
         ),
     ),
+    # A file expectation refused for a path in a subfolder, which is valid:
+    # every world with such a file cannot be built (its case is refused).
+    "refuses-subfolders": (
+        (
+            '        object.__setattr__(self, "path", _relative_path(self.path,'
+            ' "file path"))\n',
+            "        if '/' in self.path:\n"
+            "            raise ValueError(f'file path {self.path!r} must be at the"
+            " root')\n",
+        ),
+    ),
     "unfinished-render": (
         (
             '        """The summary: a verdict line, then one line per check."""\n',

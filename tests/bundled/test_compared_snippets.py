@@ -203,6 +203,12 @@ CASES = {
         "test_evaluation_changes_nothing_and_calls_no_tool",
         lambda: {"world": EXAMPLE_WORLDS["file exact"]},
     ),
+    "case refused": (
+        "refuses-subfolders",
+        "test_truth",
+        "test_every_check_says_what_the_world_makes_true",
+        lambda: {"world": EXAMPLE_WORLDS["everything at once"]},
+    ),
     "raised": (
         "always-raises",
         "test_truth",
