@@ -24,6 +24,7 @@ from _command_learners import learner_folder
 from _written_worlds import EXAMPLE_WORLDS
 from test_lesson_snippets import as_tested
 
+from day7_verify.reports._causes import FIELD_BOUNDS
 from judge import InvariantFailure, load_target
 from judge.lessons import PLAIN_MARK
 from strategies import PASSING_WORLD
@@ -250,6 +251,10 @@ def test_a_lessons_plain_test_says_it_and_passes_where_the_work_is_right(
         _invariant(module, name)(target, **example())
     lesson = raised.value
     assert lesson.reproduce.startswith(PLAIN_MARK), lesson.reproduce[:400]
+    # Within what the reports keep of a snippet: a longer one is dropped.
+    bound = FIELD_BOUNDS["reproduce"]
+    assert len(lesson.reproduce.splitlines()) <= bound.lines
+    assert len(lesson.reproduce) <= bound.chars
     ran = _plain_python(lesson.reproduce, tmp_path)
     said = [_WHERE.sub(r"\1(...)", line) for line in ran.stderr.splitlines()]
     headline = as_tested(_WHERE.sub(r"\1(...)", lesson.headline))
