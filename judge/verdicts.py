@@ -19,7 +19,14 @@ from typing import Any
 
 from judge.calls import call_target, describing, report_view
 from judge.fixes import hint_for, placed
-from judge.lessons import CallAborted, InvariantFailure, fail, headline_of
+from judge.lessons import (
+    PLAIN_MARK,
+    CallAborted,
+    InvariantFailure,
+    fail,
+    headline_of,
+    kept_whole,
+)
 from judge.limits import CALL_SECONDS
 from judge.maker import built_by
 from judge.reduce import Misjudged, reduced
@@ -335,7 +342,7 @@ def reproducing(
         yield
     except (InvariantFailure, CallAborted) as failure:
         if not failure.reproduce and plain and failure.topic not in _NOT_PLAIN_TOPICS:
-            failure.reproduce = plain(_folder(target), failure) or ""
+            failure.reproduce = _kept(plain(_folder(target), failure) or "")
         if not failure.reproduce and failure.topic in ABORTED:
             failure.reproduce = redraw_note(
                 ABORTED[failure.topic], _folder(target), _seed()
@@ -413,6 +420,8 @@ def judging(
                 )
         if not failure.reproduce and world.plan is None:
             failure.reproduce = _plain_other(failure, world, target, then, plain, body)
+        # A plain test too long for the reports to keep: the judge's snippet.
+        failure.reproduce = _kept(failure.reproduce)
         if not failure.reproduce and world.plan is not None and not checked(failure):
             # A real run of the learner's run_agent: drawn again, not written.
             why = why_not_plain(world)
@@ -426,6 +435,14 @@ def judging(
                 world, target, then=then, body=body, topic=checked(failure)
             )
         raise
+
+
+def _kept(snippet: str) -> str:
+    """`snippet`, or "" for a plain test longer than the reports keep (a
+    large world's), which then gets the judge's snippet instead of none."""
+    if snippet.startswith(PLAIN_MARK) and not kept_whole(snippet):
+        return ""
+    return snippet
 
 
 def _plain_other(

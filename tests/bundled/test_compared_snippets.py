@@ -297,3 +297,21 @@ def test_a_repeat_test_after_a_world_before_fails_only_where_state_is_kept(
         course = "src/tiny_llm_ref/agent"
         ran = _plain_python(_repointed(source, course), Path(COURSE))
         assert ran.returncode == 0, ran.stderr[-2000:]
+
+
+def test_a_plain_test_too_long_to_keep_gives_the_judges_snippet(tmp_path: Path):
+    """A lesson met on the largest written world, whose plain test would be
+    longer than the reports keep (and so be dropped, leaving no snippet),
+    carries the judge's snippet instead, which they keep."""
+    from judge.lessons import kept_whole
+
+    folder = learner_folder(tmp_path, "learner", "bug:file-created-when-missing")
+    target = load_target(impl_path=folder, level="hardened")
+    test = _invariant(
+        "test_read_only", "test_evaluation_changes_nothing_and_calls_no_tool"
+    )
+    with pytest.raises(InvariantFailure) as raised:
+        test(target, world=EXAMPLE_WORLDS["everything at once"])
+    snippet = raised.value.reproduce
+    assert snippet and kept_whole(snippet), snippet[:400]
+    assert not snippet.startswith(PLAIN_MARK)
