@@ -315,3 +315,91 @@ def test_a_plain_test_too_long_to_keep_gives_the_judges_snippet(tmp_path: Path):
     snippet = raised.value.reproduce
     assert snippet and kept_whole(snippet), snippet[:400]
     assert not snippet.startswith(PLAIN_MARK)
+
+
+def _world_tests(folder: str) -> dict[str, str]:
+    """One of each world's plain tests a correct evaluator must pass, for
+    every written world a test builds plainly, taking turns: the report's
+    shape, the case built, the world twice (afresh, and five times in one
+    process), evaluation changing nothing (each rule), a wrong argument
+    refused and the path normalised (lessons made up for the writer to
+    write from: a correct evaluator tells none)."""
+    from types import SimpleNamespace
+
+    from test_plain_snippets import PLAIN_WORLDS
+
+    from judge import compared
+    from strategies import EXAMPLE_WRONG_ARGUMENTS
+    from strategies.cases import ARGUMENT_FIELDS, Spec
+
+    said = {
+        "shape": SimpleNamespace(
+            observed=f"{compared._EVALUATE} returned None",
+            headline=f"{compared._EVALUATE} returned None, but should return an"
+            " EvaluationReport",
+        ),
+        "case": SimpleNamespace(
+            headline=f"{compared._NOT_BUILT}FileExpectation('a', 'b') raised X",
+            observed="FileExpectation('a', 'b') raised X",
+        ),
+        "repeat": SimpleNamespace(expected="one report for one world, 5 times over"),
+        "calls": SimpleNamespace(expected=compared._NO_CALL),
+        "tree": SimpleNamespace(expected=compared._SAME_TREE),
+        "twice": SimpleNamespace(expected=f"{compared._TWICE}x"),
+    }
+    kinds = ("shape", "case", "determinism", "repeat", "calls", "tree", "twice")
+    sources: dict[str, str | None] = {}
+    for number, (name, world) in enumerate(PLAIN_WORLDS.items()):
+        kind = kinds[number % len(kinds)]
+        lesson = said.get(kind)
+        if kind == "shape":
+            made = compared.shape_test(world, lesson, folder=folder)
+        elif kind == "case":
+            made = compared.case_test(world, lesson, folder=folder)
+        elif kind == "determinism":
+            made = compared.determinism_test(world, None, folder=folder)
+        elif kind == "repeat":
+            made = compared.repeat_test(world, PASSING_WORLD, 5, lesson, folder=folder)
+        else:
+            made = compared.read_only_test(world, lesson, folder=folder)
+        sources[f"{kind}: {name}"] = made
+    for position, wrong in EXAMPLE_WRONG_ARGUMENTS:
+        made = [f"p = {position}", f"fields = {ARGUMENT_FIELDS[position]!r}"]
+        sources[f"argument {position}: {wrong.what}"] = compared.argument_test(
+            PASSING_WORLD,
+            f"evaluate_run({wrong.what} at {position})",
+            [*made, *wrong.code.splitlines()],
+            ("AgentRun", "Workspace", "ReceiptStore", "EvaluationCase")[position],
+            folder=folder,
+        )
+    for written in ("a//b", "./a/b", "a/b/", "a/./b", "b//", "./c"):
+        normal = "/".join(part for part in written.split("/") if part not in ("", "."))
+        duplicate = Spec(
+            f"a case naming {normal!r} and {written!r}",
+            ("file paths must be unique",),
+            "two spellings of one path are a duplicate",
+            code=f"target.EvaluationCase('done', files=(target.FileExpectation("
+            f"{normal!r}, '1'), target.FileExpectation({written!r}, '2')))",
+        )
+        sources[f"normalised {written}"] = compared.normalisation_test(
+            written, normal, duplicate, binding=False, folder=folder
+        )
+    assert all(sources.values()), [k for k, v in sources.items() if not v]
+    return {name: source for name, source in sources.items() if source}
+
+
+def test_every_new_plain_test_passes_on_correct_work(tmp_path: Path):
+    """A FAIL on correct work is the worst a grader can do: every world's
+    shape, case, determinism, repeat and read-only test, every written wrong
+    argument's and every path's, run by a plain Python, passes on the
+    bundled evaluator and (from its checkout) on the course reference."""
+    from test_plain_snippets import _run_all
+
+    folder = learner_folder(tmp_path, "agent")
+    said = _run_all(_world_tests(str(folder)), tmp_path, tmp_path / "bundled")
+    assert {n: s for n, s in said.items() if s} == {}
+    assert len(said) > 150
+    if COURSE:
+        course = _world_tests("src/tiny_llm_ref/agent")
+        said = _run_all(course, Path(COURSE), tmp_path / "course")
+        assert {n: s for n, s in said.items() if s} == {}
