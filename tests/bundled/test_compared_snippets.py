@@ -322,8 +322,9 @@ def _world_tests(folder: str) -> dict[str, str]:
     every written world a test builds plainly, taking turns: the report's
     shape, the case built, the world twice (afresh, and five times in one
     process), evaluation changing nothing (each rule), a wrong argument
-    refused and the path normalised (lessons made up for the writer to
-    write from: a correct evaluator tells none)."""
+    refused, the path normalised, and reports built directly rendered and
+    their verdict read (lessons made up for the writer to write from: a
+    correct evaluator tells none)."""
     from types import SimpleNamespace
 
     from test_plain_snippets import PLAIN_WORLDS
@@ -384,6 +385,26 @@ def _world_tests(folder: str) -> dict[str, str]:
         sources[f"normalised {written}"] = compared.normalisation_test(
             written, normal, duplicate, binding=False, folder=folder
         )
+    rendered = SimpleNamespace(
+        cause="unfinished:render",
+        observed="report.render() returned None",
+        headline="report.render() returned None, but should return a string",
+    )
+    passed = SimpleNamespace(
+        observed="report.passed is None", headline="report.passed is None, but"
+    )
+    for number, rows in enumerate(
+        [
+            [],
+            [("final", True, "required final observed")],
+            [("a", False, "x"), ("b", True, "y")],
+            [("file:100%/{x}, y %s.txt", True, "content matches"), ("é日", False, "")],
+        ]
+    ):
+        sources[f"rendered {number}"] = compared.render_test(
+            rendered, folder=folder, rows=rows
+        )
+        sources[f"passed {number}"] = compared.passed_test(rows, passed, folder=folder)
     assert all(sources.values()), [k for k, v in sources.items() if not v]
     return {name: source for name, source in sources.items() if source}
 
@@ -391,7 +412,8 @@ def _world_tests(folder: str) -> dict[str, str]:
 def test_every_new_plain_test_passes_on_correct_work(tmp_path: Path):
     """A FAIL on correct work is the worst a grader can do: every world's
     shape, case, determinism, repeat and read-only test, every written wrong
-    argument's and every path's, run by a plain Python, passes on the
+    argument's and every path's, and a few reports built directly (rendered,
+    their verdict read), run by a plain Python, passes on the
     bundled evaluator and (from its checkout) on the course reference."""
     from test_plain_snippets import _run_all
 
