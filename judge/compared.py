@@ -154,8 +154,8 @@ def raise_test(world: World, lesson: Any, *, folder: str) -> str:
     )
 
 
-#: How the problems `_problem` finds begin: a lesson about another (a report
-#: read otherwise the second time, the judge's own evaluator) gets no test.
+#: How the problems `_problem` finds begin: a lesson about another (the
+#: judge's own evaluator loaded) gets no test.
 _PROBLEMS = (
     "None",
     "a report whose .checks is ",
@@ -163,6 +163,7 @@ _PROBLEMS = (
     "a report whose .passed is ",
     "a report whose checks or .passed raise ",
     "a report without a render() method",
+    "a report whose checks, .passed or render() read otherwise the second time",
 )
 
 

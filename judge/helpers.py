@@ -44,34 +44,60 @@ HELPERS: dict[str, list[str]] = {
     "_short": SHORT,
     # How a report is not shaped like an EvaluationReport, as the judge
     # words it (judge.shape.report_problem), or None.
-    "_problem": [
-        "def _problem(report):",
-        "    if report is None:",
-        "        return 'None'",
+    # How a report is not shaped like an EvaluationReport, as the judge
+    # words it (judge.shape.report_problem, judge.reading), or None: read
+    # twice, as the judge's worker reads it (worker.serve `view`).
+    "_reading": [
+        "def _reading(report):",
+        "    # What one reading gives to compare, and how its shape is wrong.",
         "    try:",
         "        checks = getattr(report, 'checks', None)",
         "        if not isinstance(checks, tuple):",
-        "            return f'a report whose .checks is {_short(checks)}; it must be"
-        " a tuple'",
+        "            return None, f'a report whose .checks is {_short(checks)}; it'"
+        " ' must be a tuple'",
+        "        rows = []",
         "        for index, check in enumerate(checks):",
+        "            rows.append([])",
         "            for field, kind in (('name', str), ('passed', bool), ('detail',"
         " str)):",
         "                value = getattr(check, field, None)",
         "                if not isinstance(value, kind):",
-        "                    return (",
-        "                        f'a report whose check {index} has"
-        " {field}={_short(value)};'",
-        "                        f' it must be a {kind.__name__}'",
+        "                    shown, named = _short(value), kind.__name__",
+        "                    return [*rows, shown], (",
+        "                        f'a report whose check {index} has {field}={shown};'",
+        "                        f' it must be a {named}'",
         "                    )",
+        "                rows[-1].append(value)",
         "        passed = getattr(report, 'passed', None)",
         "        if not isinstance(passed, bool):",
-        "            return f'a report whose .passed is {_short(passed)}; it must be"
-        " a bool'",
+        "            shown = _short(passed)",
+        "            return (rows, shown), f'a report whose .passed is {shown}; it'"
+        " ' must be a bool'",
+        "        render = getattr(report, 'render', None)",
+        "        if not callable(render):",
+        "            return (rows, passed), 'a report without a render() method'",
         "    except Exception as error:",
-        "        return f'a report whose checks or .passed raise {_one_line(error)}'",
-        "    if not callable(getattr(report, 'render', None)):",
-        "        return 'a report without a render() method'",
-        "    return None",
+        "        return error, None",
+        "    try:",
+        "        text = render()",
+        "        text = text if isinstance(text, str) else ('no text', _short(text))",
+        "    except Exception as error:",
+        "        text = ('raised', type(error).__name__, str(error))",
+        "    return (rows, passed, text), None",
+    ],
+    "_problem": [
+        "def _problem(report):",
+        "    if report is None:",
+        "        return 'None'",
+        "    (first, wrong), (again, _) = _reading(report), _reading(report)",
+        "    if isinstance(first, Exception):",
+        "        return f'a report whose checks or .passed raise {_one_line(first)}'",
+        "    if first != again:",
+        "        return (",
+        "            'a report whose checks, .passed or render() read otherwise the'",
+        "            ' second time they are read'",
+        "        )",
+        "    return wrong",
     ],
     "_spy": [
         "def _spy(run, workspace, receipts, case):",

@@ -120,6 +120,12 @@ CASES = {
         "test_one_check_per_fact_named_and_ordered_by_the_contract",
         lambda: {"world": EXAMPLE_WORLDS["file exact"]},
     ),
+    "report read otherwise": (
+        "shifting-report",
+        "test_report",
+        "test_one_check_per_fact_named_and_ordered_by_the_contract",
+        lambda: {"world": EXAMPLE_WORLDS["final absent"]},
+    ),
     "render none": (
         "unfinished-report",
         "test_report",
