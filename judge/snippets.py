@@ -136,14 +136,17 @@ def why_not_plain(world: World) -> str:
     return ""
 
 
-#: Why a lesson about a call that hung or ended its process gets the
-#: day7-verify line rather than a test: a test making that call plainly
-#: would hang, or end with it, before it could say anything.
+#: Why a lesson about a call that hung, ended its process or ran out of
+#: memory gets the day7-verify line rather than a test: a test making that
+#: call plainly would hang, end with it, or exhaust the learner's machine,
+#: before it could say anything.
 ABORTED = {
     "hang": "a call that did not return within the judge's limit, which a test"
     " file making it would wait on for ever",
     "crash": "a call that ended the process it ran in, which would end a test"
     " file's process too, before it could say so",
+    "memory": "a call that ran out of the memory the judge allows it, which a"
+    " test file making it, with no such limit, would take from the whole machine",
 }
 
 

@@ -321,9 +321,14 @@ def test_a_hang_on_a_world_is_drawn_again_not_written():
     assert "#     day7-verify " in snippet and "call_target" not in snippet
 
 
-#: A planted evaluate_run that hangs, and one that ends its process, on an
-#: argument of the wrong type (None): argument-types' lesson is the call.
-_ABORTING = {"hang": "hangs-on-no-run", "crash": "crashes-on-no-run"}
+#: A planted evaluate_run that hangs, one that ends its process, and one
+#: that runs out of memory, on an argument of the wrong type (None):
+#: argument-types' lesson is the call.
+_ABORTING = {
+    "hang": "hangs-on-no-run",
+    "crash": "crashes-on-no-run",
+    "memory": "eats-memory",
+}
 
 
 @pytest.mark.children
@@ -331,9 +336,10 @@ _ABORTING = {"hang": "hangs-on-no-run", "crash": "crashes-on-no-run"}
 def test_a_call_that_hung_or_crashed_is_told_again_by_its_day7_verify_line(
     tmp_path: Path, topic: str
 ):
-    """A learner whose evaluate_run hangs (or ends its process) is told so
-    with the `day7-verify FOLDER --seed N` line, saying why no test file
-    makes that call, and that line, run, tells the same lesson again."""
+    """A learner whose evaluate_run hangs (ends its process, runs out of
+    memory) is told so with the `day7-verify FOLDER --seed N` line, saying
+    why no test file makes that call, and that line, run, tells the same
+    lesson again."""
     folder = learner_folder(tmp_path, "learner", _ABORTING[topic])
     report = tmp_path / "first.json"
     environment = {
@@ -348,7 +354,8 @@ def test_a_call_that_hung_or_crashed_is_told_again_by_its_day7_verify_line(
         timeout=900,
     )
     (learner,) = json.loads(report.read_text(encoding="utf-8"))["learners"]
-    (item,) = [i for i in learner["lessons"] if i["topic"] == topic]
+    # The call's own lesson (the suite's line for a run stopped says so too).
+    (item,) = [i for i in learner["lessons"] if i["topic"] == topic and i["reproduce"]]
     assert item["reproduce"].startswith(f"{REDRAW_MARK} {ABORTED[topic]}.")
     assert item["reproduce"].endswith(f"day7-verify {folder} --seed 3")
     _redrawn(str(folder), item, environment, tmp_path)
