@@ -120,18 +120,8 @@ _CALL_CAUSES = (
 )
 _CALL_TOPICS = ("hang", "crash", "memory", "surface", "substrate")
 
-#: The comment a checked snippet opens with, by the lesson's topic.
-_CHECKED_NOTES: dict[str, tuple[str, ...]] = {
-    "hang": (
-        "In the judge this call did not return (it hung). Made as the judge",
-        f"makes it, it is stopped after {CALL_SECONDS:g} s and says where it was",
-        "running; made plainly, it is expected to hang: press Ctrl-C to stop it.",
-    ),
-    "crash": (
-        "In the judge this call ended the process it ran in (the target's",
-        "worker). Made as the judge makes it, it ends it again and says how.",
-    ),
-}
+#: The comment a checked snippet opens with. (A call that hung, ended its
+#: process or ran out of memory is drawn again instead: snippets.ABORTED.)
 _CHECKED_NOTE = (
     "The call is made as the judge makes it, which prints what was wrong with",
     f"it (a call that hangs is stopped after {CALL_SECONDS:g} s, saying where it",
@@ -140,11 +130,12 @@ _CHECKED_NOTE = (
 
 
 def checked(failure: InvariantFailure | CallAborted) -> str:
-    """The topic whose note a snippet for `failure` opens with when the
-    lesson is about a call `call_target` made (it hung, crashed, raised, or
-    returned what it should not), else "": the snippet shows the report."""
+    """ "call" when the lesson is about a call `call_target` made (it hung,
+    crashed, raised, or returned what it should not): a snippet makes that
+    call through it, under `_CHECKED_NOTE`; else "": the snippet shows the
+    report."""
     if failure.topic in _CALL_TOPICS or failure.cause.startswith(_CALL_CAUSES):
-        return failure.topic if failure.topic in _CHECKED_NOTES else "call"
+        return "call"
     return ""
 
 
@@ -181,7 +172,7 @@ def snippet(
     if topic:
         imported |= {"CallAborted", "InvariantFailure"}
         body = [
-            *(f"# {line}" for line in _CHECKED_NOTES.get(topic, _CHECKED_NOTE)),
+            *(f"# {line}" for line in _CHECKED_NOTE),
             "try:",
             *(f"    {line}" for line in body),
             "except (CallAborted, InvariantFailure) as lesson:",
