@@ -913,6 +913,17 @@ def read_only_test(world: World, lesson: Any, *, folder: str) -> str | None:
     )
 
 
+#: What a read-only lesson about an object's state says it should do, and
+#: which of evaluate_run's arguments each names (as the judge's worker
+#: compares them: judge.snapshot `_remote_state`).
+_LEAVE = "which it should leave as it was"
+_STATE = {
+    "the run": 0,
+    "the case": 3,
+    "the workspace's state": 1,
+    "the receipt store's state": 2,
+}
+
 #: What read-only's lessons expect, for the calls made and the tree.
 _NO_CALL = "no call of a workspace tool or of the store's put"
 _SAME_TREE = "the temporary tree unchanged (workspace, log and siblings)"
@@ -928,7 +939,24 @@ def _unchanged_test(world: World, lesson: Any, *, folder: str) -> str | None:
     run's or the store's state)."""
     said = lesson.expected
     tree = "Path(folder, 'first')"
-    if said == _NO_CALL:
+    changed = next(
+        (
+            (what, held)
+            for what, held in _STATE.items()
+            if lesson.headline == f"evaluate_run changed {what}, {_LEAVE}"
+        ),
+        None,
+    )
+    if changed is not None:
+        what, held = changed
+        before = [f"was = _canon(first[{held}])"]
+        after = [
+            f"assert _canon(first[{held}]) == was, (",
+            f"    {f'evaluate_run changed {what}, {_LEAVE}'!r}",
+            ")",
+        ]
+        name, says = "test_evaluation_changes_no_object", f"nothing of {what}"
+    elif said == _NO_CALL:
         before = ["calls = _spy(*first)"]
         after = [
             "assert not calls, (",

@@ -204,6 +204,24 @@ CASES = {
         "test_evaluation_changes_nothing_and_calls_no_tool",
         lambda: {"world": EXAMPLE_WORLDS["file exact"]},
     ),
+    "read-only store": (
+        "bug:receipt-content-popped",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["receipt of a write mismatching, in memory"]},
+    ),
+    "read-only run": (
+        "bug:events-sorted-in-place",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["events handed over as a list"]},
+    ),
+    "read-only case": (
+        "bug:case-trimmed",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["final padded_edges"]},
+    ),
     "read-only twice": (
         "counts-calls",
         "test_read_only",
@@ -350,11 +368,19 @@ def _world_tests(folder: str) -> dict[str, str]:
             observed="FileExpectation('a', 'b') raised X",
         ),
         "repeat": SimpleNamespace(expected="one report for one world, 5 times over"),
-        "calls": SimpleNamespace(expected=compared._NO_CALL),
-        "tree": SimpleNamespace(expected=compared._SAME_TREE),
-        "twice": SimpleNamespace(expected=f"{compared._TWICE}x"),
+        "calls": SimpleNamespace(expected=compared._NO_CALL, headline=""),
+        "tree": SimpleNamespace(expected=compared._SAME_TREE, headline=""),
+        "twice": SimpleNamespace(expected=f"{compared._TWICE}x", headline=""),
+        **{
+            f"state {what}": SimpleNamespace(
+                expected=f"{what} unchanged by evaluation",
+                headline=f"evaluate_run changed {what}, {compared._LEAVE}",
+            )
+            for what in compared._STATE
+        },
     }
     kinds = ("shape", "case", "determinism", "repeat", "calls", "tree", "twice")
+    kinds += tuple(name for name in said if name.startswith("state "))
     sources: dict[str, str | None] = {}
     for number, (name, world) in enumerate(PLAIN_WORLDS.items()):
         kind = kinds[number % len(kinds)]
