@@ -20,17 +20,34 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from judge.snippets import WRITE, build_lines, program, verdict_lines
+from judge.helpers import HELPERS
+from judge.snippets import (
+    WRITE,
+    build_lines,
+    case_of,
+    literal,
+    plain_code,
+    program,
+    refusal_steps,
+    verdict_lines,
+)
 from strategies.world import ExpectedCheck, World
 
 __all__ = [
+    "argument_test",
+    "case_test",
+    "determinism_test",
     "independence_test",
+    "normalisation_test",
     "order_test",
     "pair_test",
+    "passed_test",
     "raise_test",
     "read_only_test",
     "render_test",
+    "repeat_test",
     "said_around",
+    "shape_test",
     "subclass_test",
     "tampered_test",
     "verdict_test",
@@ -38,37 +55,6 @@ __all__ = [
 
 #: The call every world's lesson makes, as the lessons name it.
 _EVALUATE = "evaluate_run(run, workspace, receipts, case)"
-
-#: Module-level helpers a test may use: a report's rows, a row as the
-#: judge shows it, an exception on one line.
-_HELPERS = {
-    "_rows": [
-        "def _rows(report, tree=None):",
-        "    rows = [(c.name, c.passed, c.detail) for c in report.checks]",
-        "    if tree is None:",
-        "        return rows",
-        "    # The tree's own path in a detail, as <tree>: two trees differ there.",
-        "    spellings = sorted({str(tree), str(tree.resolve())}, key=len)[::-1]",
-        "    for spelling in spellings:",
-        "        rows = [",
-        "            (name, passed, detail.replace(spelling, '<tree>'))",
-        "            if isinstance(detail, str) else (name, passed, detail)",
-        "            for name, passed, detail in rows",
-        "        ]",
-        "    return rows",
-    ],
-    "_shown": [
-        "def _shown(row):",
-        "    name, passed, detail = row",
-        "    return f\"{name}: {'PASS' if passed else 'FAIL'} ({detail})\"",
-    ],
-    "_one_line": [
-        "def _one_line(error):",
-        "    text = ' '.join(str(error).split())",
-        "    named = type(error).__name__",
-        "    return f'{named}: {text}' if text else named",
-    ],
-}
 
 
 def said_around(lesson: Any) -> tuple[str, str]:
@@ -86,16 +72,33 @@ def _said(lesson: Any, observed: str) -> str:
     expression the test works out)."""
     before, after = said_around(lesson)
     return " + ".join(
-        part for part in (repr(before) if before else "", observed, repr(after)) if part
+        part
+        for part in (
+            repr(before) if before else "",
+            observed,
+            repr(after) if after else "",
+        )
+        if part
     )
 
 
 def _defs(worlds: Sequence[tuple[str, World, Sequence[Any] | None]], steps) -> list:
     """The helpers `steps` use, then one build function per world."""
     used = "\n".join(steps)
+    wanted: set[str] = set()
+    while True:  # a helper another helper uses is wanted too
+        more = {
+            name
+            for name, lines in HELPERS.items()
+            if name not in wanted and re.search(rf"\b{name}\(", used)
+        }
+        if not more:
+            break
+        wanted |= more
+        used += "\n" + "\n".join(line for name in more for line in HELPERS[name])
     defs: list[str] = []
-    for name, lines in _HELPERS.items():
-        if re.search(rf"\b{name}\(", used):
+    for name, lines in HELPERS.items():
+        if name in wanted:
             defs += [*lines, "", ""]
     if worlds:
         defs += [*WRITE, "", ""]
@@ -147,6 +150,202 @@ def raise_test(world: World, lesson: Any, *, folder: str) -> str:
         "evaluate_run returns a report on this world, never raises",
         folder,
         [("build", world, None)],
+        steps,
+    )
+
+
+#: How the problems `_problem` finds begin: a lesson about another (the
+#: judge's own evaluator loaded) gets no test.
+_PROBLEMS = (
+    "None",
+    "a report whose .checks is ",
+    "a report whose check ",
+    "a report whose .passed is ",
+    "a report whose checks or .passed raise ",
+    "a report without a render() method",
+    "a report whose checks, .passed or render() read otherwise the second time",
+)
+
+
+def shape_test(world: World, lesson: Any, *, folder: str) -> str | None:
+    """evaluate_run on `world` returns a report of the contract's shape (the
+    lesson: it returned None, or a report whose checks or .passed are of the
+    wrong type); None for a lesson about anything else."""
+    said = f"{_EVALUATE} returned "
+    problem = lesson.observed.removeprefix(said)
+    if not lesson.observed.startswith(said) or not problem.startswith(_PROBLEMS):
+        return None
+    seen = "f'" + said + "{problem}'"
+    steps = [
+        *_evaluated(),
+        "problem = _problem(report)",
+        f"assert problem is None, {_said(lesson, seen)}",
+        "print(report.render())",
+    ]
+    return _test(
+        "test_evaluate_run_returns_a_report",
+        "evaluate_run returns an EvaluationReport: a tuple of checks of"
+        " (name: str, passed: bool, detail: str), .passed a bool, render()",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
+
+
+#: A report's rows as the determinism invariant words them: one line each.
+_ROWS_TEXT = "'\\n'.join(f'{name} {passed} {detail}' for name, passed, detail in ROWS)"
+
+
+def determinism_test(world: World, lesson: Any, *, folder: str) -> str:
+    """`world` built afresh in two folders gives the same report twice (the
+    tree's path in a detail as <tree>), as the determinism invariant says."""
+    steps = [
+        *_evaluated("first", "one"),
+        *_evaluated("second", "two"),
+        "before = _rows(one, Path(folder, 'first'))",
+        "after = _rows(two, Path(folder, 'second'))",
+        f"first_text = {_ROWS_TEXT.replace('ROWS', 'before')}",
+        f"second_text = {_ROWS_TEXT.replace('ROWS', 'after')}",
+        "print(first_text)",
+        "assert after == before, (",
+        "    f'got {second_text!r:.400}, but should be the same report again:'",
+        "    f' {first_text!r:.400}'",
+        ")",
+    ]
+    body = _in_folders(["build", "build"], steps)
+    return program(
+        "test_the_same_world_twice_gives_one_report",
+        "one world built afresh twice gives the same report",
+        folder,
+        _defs([("build", world, None)], body),
+        body,
+    )
+
+
+def repeat_test(
+    world: World, before: World | None, repeats: int, lesson: Any, *, folder: str
+) -> str | None:
+    """stateless: `world`, evaluated `repeats` times in one process (after
+    the world `before` it, evaluated as often, at the same paths), gives one
+    report; None for a lesson about anything else."""
+    said = f"one report for one world, {repeats} times over"
+    if lesson.expected != said:
+        return None
+    steps = ["tree = Path(folder, 'w')", "tree.mkdir()"]
+    if before is not None:
+        steps += [
+            "earlier = build_before(tree)",
+            f"for _ in range({repeats}):  # the world before, as often as this one",
+            "    evaluate_run(*earlier)",
+            "shutil.rmtree(tree)  # this world at the very same paths",
+            "tree.mkdir()",
+        ]
+    steps += [
+        "made = build(tree)",
+        "rows = []",
+        f"for _ in range({repeats}):",
+        *(f"    {line}" for line in _evaluated("made")),
+        "    rows.append(tuple(_rows(report, tree)))",
+        "print(rows[0])",
+        "changed = [other for other in rows[1:] if other != rows[0]]",
+        "assert not changed, (",
+        "    f'got {rows[0]} the first time, then {changed[0]}, but should be'",
+        f"    {' ' + said!r}",
+        ")",
+    ]
+    body = [
+        "with tempfile.TemporaryDirectory() as folder:",
+        *(f"    {line}" for line in steps),
+    ]
+    worlds = [("build", world, None)]
+    if before is not None:
+        worlds.insert(0, ("build_before", before, None))
+    return program(
+        "test_one_world_gives_one_report",
+        f"one world evaluated {repeats} times in one process gives one report",
+        folder,
+        _defs(worlds, body),
+        body,
+    )
+
+
+#: How a lesson about a world the learner's names could not build begins
+#: (judge.calls `substrate_lesson`), and the case's calls it may name.
+_NOT_BUILT = "could not build the world through the target: "
+_CASE_CALLS = (
+    "FileExpectation(",
+    "ResultExpectation(",
+    "ReceiptExpectation(",
+    "EvaluationCase(",
+)
+
+
+def case_test(world: World, lesson: Any, *, folder: str) -> str | None:
+    """`world`'s case, a valid one, is built: each expectation, then the
+    case, in the judge's order and named as the judge names each call
+    (judge.steps `add_case`); None for a lesson about anything else."""
+    if not lesson.headline.startswith(_NOT_BUILT):
+        return None
+    if not lesson.observed.startswith(_CASE_CALLS):
+        return None
+    case = case_of(world)
+    # Each group: its rows, the fields they give, how the judge names a call.
+    groups = (
+        (
+            "files",
+            [f"({literal(p)}, {literal(c)})" for p, c in case.files],
+            "path, content",
+            "f'FileExpectation({path!r}, {content!r:.40})'",
+            "FileExpectation(path, content)",
+        ),
+        (
+            "results",
+            [repr(row) for row in case.results],
+            "tool, contains",
+            "f'ResultExpectation({tool!r}, {contains!r})'",
+            "ResultExpectation(tool, contains)",
+        ),
+        (
+            "receipts",
+            [repr(row) for row in case.receipts],
+            "row",
+            "f\"ReceiptExpectation({', '.join(map(repr, row))})\"",
+            "ReceiptExpectation(*row)",
+        ),
+    )
+    steps: list[str] = []
+    for group, rows, fields, what, call in groups:
+        if not rows:
+            steps.append(f"{group} = ()")
+            continue
+        steps += [
+            f"{group} = []",
+            f"for {fields} in [",
+            *(f"    {row}," for row in rows),
+            "]:",
+            f"    what = {what}",
+            *(
+                f"    {line}"
+                for line in _called(f"{_NOT_BUILT!r} + what", "made", call, "")
+            ),
+            f"    {group}.append(made)",
+        ]
+    final = case.final_contains
+    steps += [
+        *_called(
+            repr(_NOT_BUILT + f"EvaluationCase({final!r}, files, results, receipts)"),
+            "case",
+            f"EvaluationCase({final!r}, files=tuple(files), results=tuple(results),"
+            " receipts=tuple(receipts))",
+            "",
+        ),
+        "print(case)",
+    ]
+    return _test(
+        "test_the_case_is_accepted",
+        "the world's case, a valid one, is built as declared",
+        folder,
+        [],
         steps,
     )
 
@@ -204,15 +403,149 @@ def subclass_test(
     )
 
 
+def _called(what: str, into: str, call: str, should: str) -> list[str]:
+    """Lines that set `into` to `call`, which the judge's lessons name `what`
+    (a Python expression giving that name): a raise said as the judge says it
+    (call_target: `<what> raised <error>, but should <should>`)."""
+    tail = f", but should {should}" if should else ""
+    return [
+        "try:",
+        f"    {into} = {call}",
+        "except Exception as error:",
+        f"    said = {what} + ' raised ' + _one_line(error)"
+        + (f" + {tail!r}" if tail else ""),
+        "    raise AssertionError(said) from error",
+    ]
+
+
+def _built_directly(rows: Sequence[tuple]) -> list[str]:
+    """Lines that build the report of `rows` directly, as the report's
+    properties do (test_report `_report`), a raise said as the judge does."""
+    return [
+        f"rows = {list(rows)!r}",
+        *_called(
+            repr("EvaluationCheck(name, passed, detail)"),
+            "checks",
+            "tuple(EvaluationCheck(*row) for row in rows)",
+            "return normally",
+        ),
+        *_called(
+            repr("EvaluationReport(checks)"),
+            "report",
+            "EvaluationReport(checks)",
+            "return normally",
+        ),
+    ]
+
+
+#: The lines that read report.passed into `own`, as the judge does.
+_PASSED = _called(repr("report.passed"), "own", "report.passed", "return normally")
+
+#: The calls a lesson about the report's own code names, as its observed
+#: part begins: the report built, rendered or its verdict read.
+_REPORT_CALLS = (
+    "EvaluationCheck(name, passed, detail) ",
+    "EvaluationReport(checks) ",
+    "report.render() ",
+    "report.passed ",
+)
+
+
+def argument_test(
+    world: World, what: str, made: Sequence[str], named: str, *, folder: str
+) -> str:
+    """evaluate_run, given `world`'s arguments with one replaced by `made`
+    (lines setting `arguments[p]`), raises ValueError naming `named`; the
+    call is `what`, as the judge's lesson names it (expect_error's words)."""
+    should = f", but should raise ValueError naming {named!r}"
+    steps = [
+        "arguments = list(first)",
+        *made,
+        "try:",
+        "    returned = evaluate_run(*arguments)",
+        "except ValueError as error:",
+        "    message = str(error)",
+        "except Exception as error:",
+        f"    said = {what!r} + ' raised ' + _one_line(error) + {should!r}",
+        "    raise AssertionError(said) from error",
+        "else:",
+        f"    raise AssertionError({what!r} + ' returned ' + _short(returned) +"
+        f" {should!r})",
+        f"assert {named!r} in message, (",
+        f"    {what!r} + f' raised ValueError: {{message!r}}, which does not name'",
+        f"    ' ' + {named!r}",
+        ")",
+    ]
+    return _test(
+        "test_a_wrong_argument_is_refused",
+        f"{what} raises ValueError naming {named}",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
+
+
+def normalisation_test(
+    written: str, normal: str, duplicate: Any, *, binding: bool, folder: str
+) -> str | None:
+    """path-normalisation: `written` is stored as `normal` (a file path and a
+    changed artifact), normalising it again changes nothing, and a case
+    declaring both spellings (`duplicate`, a case specification) is refused;
+    None when the specification's code needs the judge."""
+    code = plain_code(duplicate.code)
+    if code is None:
+        return None
+    file = f"FileExpectation({written!r}, 'x')"
+    receipt = f"ReceiptExpectation('call-1', 'edit_file', 'ok', 'x', ({written!r},))"
+    steps = [
+        *_called(repr(file), "stored", f"{file}.path", "return normally"),
+        f"assert stored == {normal!r}, (",
+        f"    '.path == ' + repr(stored) + ', but should be ' + {repr(normal)!r}",
+        ")",
+        *_called(
+            "'FileExpectation(' + repr(stored) + \", 'x')\"",
+            "again",
+            "FileExpectation(stored, 'x').path",
+            "return normally",
+        ),
+        "assert again == stored, (",
+        "    'got ' + repr(again) + ', but normalising ' + repr(stored)",
+        "    + ' again should give ' + repr(stored)",
+        ")",
+        *_called(
+            repr(receipt),
+            "artifacts",
+            f"{receipt}.changed_artifacts",
+            "return normally",
+        ),
+        f"assert tuple(artifacts) == ({normal!r},), (",
+        "    '.changed_artifacts == ' + repr(artifacts) + ', but should be '",
+        f"    + {repr((normal,))!r}",
+        ")",
+        "# Two spellings of one path in one case: a duplicate, refused.",
+        *refusal_steps(code, duplicate.names, binding=binding),
+    ]
+    return program(
+        "test_paths_are_stored_normalised",
+        f"{written!r} is stored as {normal!r}, and a case naming both is refused",
+        folder,
+        [*_defs([], steps), f"WHAT = {duplicate.what!r}"],
+        steps,
+    )
+
+
 #: The lines that work out what render() should give for `rows`, as the
 #: render-grammar invariant does: the report's own verdict when its first
 #: line tells it (a wrong `passed` is report-verdict's lesson, not render's).
 _RENDER_WANTED = [
-    "text = report.render()",
+    *_called(repr("report.render()"), "text", "report.render()", "return a string"),
+    "assert isinstance(text, str), (",
+    "    f'report.render() returned {_short(text)}, but should return a string'",
+    ")",
     "print(repr(text))",
     "lines = text.split('\\n')",
     "passed = bool(rows) and all(row[1] for row in rows)",
-    "own = report.passed",
+    *_PASSED,
     "if isinstance(own, bool) and lines[0] == f\"evaluation: {'PASS' if own else"
     " 'FAIL'}\":",
     "    passed = own",
@@ -222,24 +555,48 @@ _RENDER_WANTED = [
     "]",
 ]
 
+#: The grammar's first broken rule, in the judge's words (test_report
+#: `_render_lines`), for a test written for a lesson about a call.
+_RENDER_SAID = [
+    "joined = '\\n'.join(want)",
+    "if lines[:-1] == want and lines[-1] == '':",
+    "    said = (",
+    "        f'render() == {text!r}, one newline too many at the end, but should be'",
+    "        f' {joined!r}'",
+    "    )",
+    "else:",
+    "    wrong = [n for n, (a, b) in enumerate(zip(lines, want), 1) if a != b]",
+    "    number = (wrong or [0])[0]",
+    "    said = (",
+    "        f'got line {number}: {lines[number - 1]!r}, but should be line {number}'",
+    "        f' of render(): {want[number - 1]!r}'",
+    "        if wrong",
+    "        else f'got {len(lines)} lines: {text!r}, but should be {len(want)} lines'",
+    "        ' from render()'",
+    "    )",
+    "assert text == joined, said",
+]
+
 
 def render_test(
     lesson: Any, *, folder: str, rows: Sequence[tuple] = (), world: World | None = None
 ) -> str | None:
     """render() of a report (built directly from `rows`, or evaluate_run's
-    on `world`) is the grammar's lines joined by newlines; None for a lesson
-    that is no mistake of the grammar (a call that raised)."""
-    if lesson.cause != "render:grammar":
+    on `world`) is the grammar's lines joined by newlines, every call on
+    the way returning (the lesson: a mistake of the grammar, or one of
+    those calls raised or returned what it should not); None for a lesson
+    about anything else."""
+    grammar = lesson.cause == "render:grammar"
+    if not grammar and not lesson.observed.startswith(_REPORT_CALLS):
         return None
     if world is None:
-        steps = [
-            f"rows = {list(rows)!r}",
-            "checks = tuple(EvaluationCheck(*row) for row in rows)",
-            "report = EvaluationReport(checks)",
-        ]
+        steps = _built_directly(rows)
     else:
         steps = [*_evaluated(), "rows = _rows(report)"]
     steps += _RENDER_WANTED
+    if not grammar:
+        steps += _RENDER_SAID
+        return _render_program(folder, world, steps)
     observed = lesson.observed
     if observed.endswith(", one newline too many at the end"):
         seen = "f'render() == {text!r}, one newline too many at the end'"
@@ -252,12 +609,37 @@ def render_test(
     else:
         seen = "f'{len(lines)} lines: {text!r}'"
     steps.append(f"assert text == '\\n'.join(want), {_said(lesson, seen)}")
+    return _render_program(folder, world, steps)
+
+
+def _render_program(folder: str, world: World | None, steps: list[str]) -> str:
     return _test(
         "test_render",
         "render() gives 'evaluation: PASS|FAIL' then '- <name>: PASS|FAIL"
         " (<detail>)' for each check, joined by newlines",
         folder,
         [("build", world, None)] if world is not None else [],
+        steps,
+    )
+
+
+def passed_test(rows: Sequence[tuple], lesson: Any, *, folder: str) -> str:
+    """A report built directly from `rows` passes exactly when it has a check
+    and every check passed (report-verdict's lesson, or a call on the way
+    that raised)."""
+    seen = "f'report.passed is {own!r}'"
+    steps = [
+        *_built_directly(rows),
+        *_PASSED,
+        "should = bool(rows) and all(row[1] for row in rows)",
+        f"assert own is should, {_said(lesson, seen)}",
+        "print('report.passed is', repr(own))",
+    ]
+    return _test(
+        "test_report_passed_built_directly",
+        "report.passed is true exactly when there is a check and every check passed",
+        folder,
+        [],
         steps,
     )
 
@@ -487,12 +869,13 @@ _PROCESS = {
 
 def read_only_test(world: World, lesson: Any, *, folder: str) -> str | None:
     """read-only, for a lesson about the process's working directory or
-    environment: evaluating `world` leaves them as they were (None for a
-    lesson about anything else)."""
+    environment: evaluating `world` leaves them as they were; for one about
+    a tool called, the tree changed or a second report, `_unchanged_test`
+    (None for a lesson about anything else)."""
     said = lesson.expected
     what = next((w for w in _PROCESS if said == f"{w} unchanged by evaluation"), "")
     if not what:
-        return None
+        return _unchanged_test(world, lesson, folder=folder)
     head, tail = said_around(lesson)
     if lesson.observed not in lesson.headline:
         head, tail = lesson.headline, ""  # the lesson names it, no values
@@ -524,6 +907,103 @@ def read_only_test(world: World, lesson: Any, *, folder: str) -> str | None:
     return _test(
         "test_evaluation_leaves_the_process_as_it_was",
         f"evaluate_run leaves {what} as it was",
+        folder,
+        [("build", world, None)],
+        steps,
+    )
+
+
+#: What a read-only lesson about an object's state says it should do, and
+#: which of evaluate_run's arguments each names (as the judge's worker
+#: compares them: judge.snapshot `_remote_state`).
+_LEAVE = "which it should leave as it was"
+_STATE = {
+    "the run": 0,
+    "the case": 3,
+    "the workspace's state": 1,
+    "the receipt store's state": 2,
+}
+
+#: What read-only's lessons expect, for the calls made and the tree.
+_NO_CALL = "no call of a workspace tool or of the store's put"
+_SAME_TREE = "the temporary tree unchanged (workspace, log and siblings)"
+_TWICE = "the same report twice: "
+
+
+def _unchanged_test(world: World, lesson: Any, *, folder: str) -> str | None:
+    """read-only, evaluating `world` twice: for a lesson about a tool or put
+    called, none is; about the tree, every path is as it was (judge.snapshot's
+    words); about the report, it is the same twice. Each test asserts its
+    lesson's rule only (the judge found the rules before it held), so it
+    stays short enough to keep; None for a lesson about anything else (the
+    run's or the store's state)."""
+    said = lesson.expected
+    tree = "Path(folder, 'first')"
+    changed = next(
+        (
+            (what, held)
+            for what, held in _STATE.items()
+            if lesson.headline == f"evaluate_run changed {what}, {_LEAVE}"
+        ),
+        None,
+    )
+    if changed is not None:
+        what, held = changed
+        before = [f"was = _canon(first[{held}])"]
+        after = [
+            f"assert _canon(first[{held}]) == was, (",
+            f"    {f'evaluate_run changed {what}, {_LEAVE}'!r}",
+            ")",
+        ]
+        name, says = "test_evaluation_changes_no_object", f"nothing of {what}"
+    elif said == _NO_CALL:
+        before = ["calls = _spy(*first)"]
+        after = [
+            "assert not calls, (",
+            "    'got evaluate_run called ' + '; '.join(calls[:3]) + ', but should'",
+            f"    {' be ' + _NO_CALL!r}",
+            ")",
+        ]
+        name, says = "test_evaluation_calls_no_tool", "no workspace tool or put"
+    elif said == _SAME_TREE:
+        before = [f"was = _snapshot({tree})"]
+        after = [
+            f"changes = _changes(was, _snapshot({tree}))",
+            "assert not changes, (",
+            "    'got ' + '; '.join(changes[:4]) + ', but should be'",
+            f"    {' ' + _SAME_TREE!r}",
+            ")",
+        ]
+        name, says = "test_evaluation_changes_no_path", "no path of the tree"
+    elif said.startswith(_TWICE):
+        before = []
+        after = [
+            *_called(
+                repr("report.render()"), "one_text", "one.render()", "return a string"
+            ),
+            *_called(
+                repr("report.render()"), "two_text", "two.render()", "return a string"
+            ),
+            "assert (_rows(one), one_text) == (_rows(two), two_text), (",
+            "    f'got the second time: {two_text!r:.300}, but should be the same"
+            " report'",
+            "    f' twice: {one_text!r:.300}'",
+            ")",
+        ]
+        name, says = "test_evaluation_gives_one_report", "the same report twice"
+    else:
+        return None
+    steps = [
+        *before,
+        *_evaluated("first", "one"),
+        *_evaluated("first", "two"),
+        *after,
+    ]
+    return _test(
+        name,
+        f"evaluate_run, called twice, gives {says}"
+        if name.endswith("report")
+        else f"evaluate_run, called twice, touches {says}",
         folder,
         [("build", world, None)],
         steps,

@@ -32,6 +32,8 @@ from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
 __all__ = [
+    "MAX_SNIPPET_CHARS",
+    "MAX_SNIPPET_LINES",
     "MAX_WORLD_CHARS",
     "MAX_WORLD_LINES",
     "PLAIN_MARK",
@@ -43,6 +45,7 @@ __all__ = [
     "fail",
     "folder_line",
     "headline_of",
+    "kept_whole",
     "shown_world",
 ]
 
@@ -238,6 +241,22 @@ class JudgeFault(BaseException):
 #: would only hang again) are not, and their reproduce snippet has them whole.
 MAX_WORLD_LINES = 12
 MAX_WORLD_CHARS = 2400
+
+#: The most of a snippet the reports keep (a longer one is dropped): a plain
+#: test is a program of its own, 60 to 150 lines; the characters hold the
+#: suite's largest written world twice, as the judge's snippet writes it.
+MAX_SNIPPET_LINES = 200
+MAX_SNIPPET_CHARS = 24000
+
+
+def kept_whole(snippet: str) -> bool:
+    """Whether the reports keep `snippet` (within the bounds above)."""
+    return (
+        len(snippet.splitlines()) <= MAX_SNIPPET_LINES
+        and len(snippet) <= MAX_SNIPPET_CHARS
+    )
+
+
 # Kept from the end: the context and "the fact behind <check>", which
 # `judging` and `assert_truth` put last because they matter most.
 _WORLD_TAIL = 3

@@ -45,16 +45,22 @@ from judge.lessons import PLAIN_MARK, REDRAW_MARK, folder_line
 from strategies.world import ExpectedCheck, World
 
 __all__ = [
+    "ABORTED",
     "PLAIN_MARK",
     "REDRAW_MARK",
+    "SHORT",
     "WRITE",
     "build_lines",
+    "case_of",
+    "literal",
     "program",
     "verdict_lines",
     "checkout_root",
     "folder_line",
     "lesson_test",
     "redraw_note",
+    "plain_code",
+    "refusal_steps",
     "refusal_test",
     "spot_parts",
     "why_not_plain",
@@ -130,16 +136,43 @@ def why_not_plain(world: World) -> str:
     return ""
 
 
+#: Why a lesson about a call that hung, ended its process or ran out of
+#: memory gets the day7-verify line rather than a test: a test making that
+#: call plainly would hang, end with it, or exhaust the learner's machine,
+#: before it could say anything.
+ABORTED = {
+    "hang": "a call that did not return within the judge's limit, which a test"
+    " file making it would wait on for ever",
+    "crash": "a call that ended the process it ran in, which would end a test"
+    " file's process too, before it could say so",
+    "memory": "a call that ran out of the memory the judge allows it, which a"
+    " test file making it, with no such limit, would take from the whole machine",
+}
+
+
 def redraw_note(why: str, folder: str, seed: int | None) -> str:
-    """What a lesson says instead of a test, for a world `why_not_plain`."""
+    """What a lesson says instead of a test, for a world `why_not_plain` (or
+    a call `ABORTED` says why no test makes)."""
     again = f"day7-verify {folder}" + ("" if seed is None else f" --seed {seed}")
+    if why not in ABORTED.values():
+        why += ", which a test file does not build plainly"
     return "\n".join(
         [
-            f"{REDRAW_MARK} {why}, which a test file does not build plainly.",
+            f"{REDRAW_MARK} {why}.",
             "# Draw it again, with the same lesson, with:",
             f"#     {again}",
         ]
     )
+
+
+def case_of(world: World):  # noqa: ANN201 (judge.evidence's case spec)
+    """The case `world` declares, as the judge builds it (judge.evidence)."""
+    return evidence(world, _TREE).case
+
+
+def literal(value: object) -> str:
+    """`value` as Python, a long text or bytes as a repetition (`_literal`)."""
+    return _literal(value)
 
 
 def spot_parts(world: World, group: str, index: int) -> tuple[str, ...]:
@@ -574,6 +607,7 @@ def program(
             f"# It checks that {says}",
             "",
             *(["import os"] if re.search(r"\bos\.", used) else []),
+            *(["import shutil"] if "shutil." in used else []),
             "import sys",
             *(["import tempfile"] if "tempfile." in used else []),
             "import types",
@@ -615,6 +649,19 @@ WRITE = [
 ]
 
 
+#: A value as the judge's lessons quote it (`judge.shape.short_repr`): its
+#: repr, cut at 80 characters, or what its own repr() raised.
+SHORT = [
+    "def _short(value, limit=80):",
+    "    try:",
+    "        text = repr(value)",
+    "    except Exception as error:  # your value's own __repr__ may raise",
+    "        named, raised = type(value).__name__, type(error).__name__",
+    "        text = f'<{named} whose repr() raised {raised}>'",
+    "    return text if len(text) <= limit else text[: limit - 3] + '...'",
+]
+
+
 def _header(name: str, says: str, folder: str, names_used: str) -> list[str]:
     """A plain test's first lines: where to save it, how to run it, what it
     checks, the imports and the learner's folder as a package of its own."""
@@ -638,9 +685,7 @@ def _footer(name: str, steps: Sequence[str]) -> list[str]:
     return [
         "",
         "",
-        "def _short(value, limit=80):",
-        "    text = repr(value)",
-        "    return text if len(text) <= limit else text[: limit - 3] + '...'",
+        *SHORT,
         "",
         "",
         f"def {name}():",
@@ -653,7 +698,7 @@ def _footer(name: str, steps: Sequence[str]) -> list[str]:
     ]
 
 
-def _plain_code(code: str) -> str | None:
+def plain_code(code: str) -> str | None:
     """A case specification's code (`strategies.cases.Spec.code`, which
     names the target's classes as `target.X`) with the course's names, or
     None when it needs the judge (a subclass `recast` of one)."""
@@ -667,22 +712,17 @@ def _slug(what: str) -> str:
     return f"test_{name.strip('_')[:40] or 'case'}"
 
 
-def refusal_test(
-    what: str, code: str, names: Sequence[str], *, binding: bool, folder: str
-) -> str | None:
-    """A plain test that `code` (a case specification's) raises ValueError
-    (naming one of `names`, when `binding`), its messages the lesson's
-    headlines; None when the code needs the judge."""
-    plain = _plain_code(code)
-    if plain is None:
-        return None
+def refusal_steps(code: str, names: Sequence[str], *, binding: bool) -> list[str]:
+    """Lines asserting that `code` (plain Python) raises ValueError (naming
+    one of `names`, when `binding`), said as the judge says it of `WHAT`, a
+    name the test defines."""
     should = "but should raise ValueError"
     wanted = " or ".join(repr(n) for n in names)
     raised = "f'{WHAT} raised {type(error).__name__}: {said}, " + should + "'"
     returned = "f'{WHAT} returned {_short(made)}, " + should + "'"
     steps = [
         "try:",
-        f"    made = {plain}",
+        f"    made = {code}",
         "except ValueError as error:",
         "    message = str(error)",
         "except Exception as error:",
@@ -698,6 +738,20 @@ def refusal_test(
             f"    ' naming ' + {wanted!r}",
             ")",
         ]
+    return steps
+
+
+def refusal_test(
+    what: str, code: str, names: Sequence[str], *, binding: bool, folder: str
+) -> str | None:
+    """A plain test that `code` (a case specification's) raises ValueError
+    (naming one of `names`, when `binding`), its messages the lesson's
+    headlines; None when the code needs the judge."""
+    plain = plain_code(code)
+    if plain is None:
+        return None
+    wanted = " or ".join(repr(n) for n in names)
+    steps = refusal_steps(plain, names, binding=binding)
     name = _slug(what)
     says = f"{what} raises ValueError" + (f" naming {wanted}" if binding else "")
     return "\n".join(
@@ -716,7 +770,7 @@ def acceptance_test(
     """A plain test that `code` (a valid case specification's) builds an
     object holding `holds` (attribute, value; `len(x)` for a length), its
     messages the lesson's headlines; None when the code needs the judge."""
-    plain = _plain_code(code)
+    plain = plain_code(code)
     if plain is None:
         return None
     raised = (

@@ -19,11 +19,24 @@ from typing import Any
 
 from judge.calls import call_target, describing, report_view
 from judge.fixes import hint_for, placed
-from judge.lessons import CallAborted, InvariantFailure, fail, headline_of
+from judge.lessons import (
+    PLAIN_MARK,
+    CallAborted,
+    InvariantFailure,
+    fail,
+    headline_of,
+    kept_whole,
+)
 from judge.limits import CALL_SECONDS
 from judge.maker import built_by
 from judge.reduce import Misjudged, reduced
-from judge.snippets import lesson_test, redraw_note, spot_parts, why_not_plain
+from judge.snippets import (
+    ABORTED,
+    lesson_test,
+    redraw_note,
+    spot_parts,
+    why_not_plain,
+)
 from strategies.vocabulary import EVALUATE
 from strategies.world import ExpectedCheck, World, about_check, describe, truth
 
@@ -107,18 +120,8 @@ _CALL_CAUSES = (
 )
 _CALL_TOPICS = ("hang", "crash", "memory", "surface", "substrate")
 
-#: The comment a checked snippet opens with, by the lesson's topic.
-_CHECKED_NOTES: dict[str, tuple[str, ...]] = {
-    "hang": (
-        "In the judge this call did not return (it hung). Made as the judge",
-        f"makes it, it is stopped after {CALL_SECONDS:g} s and says where it was",
-        "running; made plainly, it is expected to hang: press Ctrl-C to stop it.",
-    ),
-    "crash": (
-        "In the judge this call ended the process it ran in (the target's",
-        "worker). Made as the judge makes it, it ends it again and says how.",
-    ),
-}
+#: The comment a checked snippet opens with. (A call that hung, ended its
+#: process or ran out of memory is drawn again instead: snippets.ABORTED.)
 _CHECKED_NOTE = (
     "The call is made as the judge makes it, which prints what was wrong with",
     f"it (a call that hangs is stopped after {CALL_SECONDS:g} s, saying where it",
@@ -127,11 +130,12 @@ _CHECKED_NOTE = (
 
 
 def checked(failure: InvariantFailure | CallAborted) -> str:
-    """The topic whose note a snippet for `failure` opens with when the
-    lesson is about a call `call_target` made (it hung, crashed, raised, or
-    returned what it should not), else "": the snippet shows the report."""
+    """ "call" when the lesson is about a call `call_target` made (it hung,
+    crashed, raised, or returned what it should not): a snippet makes that
+    call through it, under `_CHECKED_NOTE`; else "": the snippet shows the
+    report."""
     if failure.topic in _CALL_TOPICS or failure.cause.startswith(_CALL_CAUSES):
-        return failure.topic if failure.topic in _CHECKED_NOTES else "call"
+        return "call"
     return ""
 
 
@@ -168,7 +172,7 @@ def snippet(
     if topic:
         imported |= {"CallAborted", "InvariantFailure"}
         body = [
-            *(f"# {line}" for line in _CHECKED_NOTES.get(topic, _CHECKED_NOTE)),
+            *(f"# {line}" for line in _CHECKED_NOTE),
             "try:",
             *(f"    {line}" for line in body),
             "except (CallAborted, InvariantFailure) as lesson:",
@@ -329,7 +333,11 @@ def reproducing(
         yield
     except (InvariantFailure, CallAborted) as failure:
         if not failure.reproduce and plain and failure.topic not in _NOT_PLAIN_TOPICS:
-            failure.reproduce = plain(_folder(target), failure) or ""
+            failure.reproduce = _kept(plain(_folder(target), failure) or "")
+        if not failure.reproduce and failure.topic in ABORTED:
+            failure.reproduce = redraw_note(
+                ABORTED[failure.topic], _folder(target), _seed()
+            )
         if not failure.reproduce:
             topic = checked(failure)
             failure.reproduce = snippet(target, lines(topic), names, topic)
@@ -403,15 +411,29 @@ def judging(
                 )
         if not failure.reproduce and world.plan is None:
             failure.reproduce = _plain_other(failure, world, target, then, plain, body)
+        # A plain test too long for the reports to keep: the judge's snippet.
+        failure.reproduce = _kept(failure.reproduce)
         if not failure.reproduce and world.plan is not None and not checked(failure):
             # A real run of the learner's run_agent: drawn again, not written.
             why = why_not_plain(world)
+            failure.reproduce = redraw_note(why, _folder(target), _seed())
+        if not failure.reproduce and failure.topic in ABORTED:
+            # A call that hung or ended its process: drawn again, not written.
+            why = ABORTED[failure.topic]
             failure.reproduce = redraw_note(why, _folder(target), _seed())
         if not failure.reproduce:
             failure.reproduce = reproduction(
                 world, target, then=then, body=body, topic=checked(failure)
             )
         raise
+
+
+def _kept(snippet: str) -> str:
+    """`snippet`, or "" for a plain test longer than the reports keep (a
+    large world's), which then gets the judge's snippet instead of none."""
+    if snippet.startswith(PLAIN_MARK) and not kept_whole(snippet):
+        return ""
+    return snippet
 
 
 def _plain_other(
@@ -428,14 +450,42 @@ def _plain_other(
     from judge import compared
 
     topic = checked(failure)
+    alone = topic == "call" and then is None and body is None
+    # A call the world alone makes: evaluate_run raised, or returned what is
+    # no report of the contract's shape.
     raised = (
-        topic == "call"
-        and then is None
-        and body is None
+        alone
         and failure.cause.startswith("raises:")
         and failure.headline.startswith(f"{EVALUATE} raised ")
     )
-    if not raised and (topic or plain is None):
+    shaped = alone and failure.observed.startswith(f"{EVALUATE} returned ")
+    # A call on the report evaluate_run gave (its render(), its .passed): the
+    # property's own writer says whether it writes a test of it.
+    on_report = (
+        alone
+        and plain is not None
+        and failure.observed.startswith(("report.render() ", "report.passed "))
+    )
+    # A raise the property's own writer words as the property does (a
+    # writer returns None for a lesson it does not write).
+    called = (
+        topic == "call"
+        and then is None
+        and plain is not None
+        and failure.cause.startswith("raises:")
+        and failure.observed.startswith("evaluate_run(")
+    )
+    # The world's case refused by the learner's own names, while it was built.
+    unbuilt = (
+        topic == "call"
+        and then is None
+        and failure.headline.startswith(
+            "could not build the world through the target: "
+        )
+    )
+    if not (raised or shaped or on_report or called or unbuilt) and (
+        topic or plain is None
+    ):
         return ""
     worlds = [world] if then is None else [world, then[1]]
     why = next(filter(None, map(why_not_plain, worlds)), "")
@@ -444,6 +494,10 @@ def _plain_other(
     folder = _folder(target)
     if raised:
         return compared.raise_test(world, failure, folder=folder)
+    if shaped:
+        return compared.shape_test(world, failure, folder=folder) or ""
+    if unbuilt:
+        return compared.case_test(world, failure, folder=folder) or ""
     assert plain is not None
     return plain(folder, failure) or ""
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.lessons import WHERE_THE_REST_IS
+from judge.lessons import MAX_SNIPPET_CHARS, MAX_SNIPPET_LINES, WHERE_THE_REST_IS
 
 __all__ = [
     "FIELD_BOUNDS",
@@ -65,7 +65,7 @@ FIELD_BOUNDS: Mapping[str, Bound] = {
     "observed": Bound(12, 1200),
     "hint": Bound(8, 800),
     # A plain test (judge/snippets.py) is a program of its own: 60 to 150 lines.
-    "reproduce": Bound(200, 24000),
+    "reproduce": Bound(MAX_SNIPPET_LINES, MAX_SNIPPET_CHARS),
 }
 
 #: Hypothesis's example, all its notes together: shown by --verbose only, and

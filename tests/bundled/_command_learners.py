@@ -185,6 +185,25 @@ AT_END["shifting-report"] = _SHIFTING
 # The same report, read as it was made twice (render() reads its checks too),
 # then changing.
 IN_EVALUATE_RUN["shifting-late"] = "    _SHIFT['after'] = 4\n"
+# A report that tells which call of the process made it: each detail ends
+# with the count of evaluations so far, so one world gives two reports.
+IN_EVALUATE_RUN["counts-calls"] = (
+    "    if not _COUNTED['inside']:\n"
+    "        _COUNTED['inside'] = True\n"
+    "        try:\n"
+    "            made = evaluate_run(run, workspace, receipts, case)\n"
+    "        finally:\n"
+    "            _COUNTED['inside'] = False\n"
+    "        _COUNTED['calls'] += 1\n"
+    "        said = f\" (call {_COUNTED['calls']})\"\n"
+    "        return EvaluationReport(\n"
+    "            tuple(\n"
+    "                EvaluationCheck(c.name, c.passed, c.detail + said)\n"
+    "                for c in made.checks\n"
+    "            )\n"
+    "        )\n"
+)
+AT_END["counts-calls"] = "\n_COUNTED = {'inside': False, 'calls': 0}\n"
 # Issue 37, item 4: every check where the case holds exactly one file, one
 # result and one receipt (as the score's probe's worlds once all did), and
 # elsewhere the final check only, as its final-only twin.
@@ -224,6 +243,23 @@ AFTER_LINE: dict[str, tuple[tuple[str, str], ...]] = {
             ' check passed."""\n',
             "        return None  # TODO\n",
         ),
+        (
+            '        """The summary: a verdict line, then one line per check."""\n',
+            "        return None  # TODO\n",
+        ),
+    ),
+    # A file expectation refused for a path in a subfolder, which is valid:
+    # every world with such a file cannot be built (its case is refused).
+    "refuses-subfolders": (
+        (
+            '        object.__setattr__(self, "path", _relative_path(self.path,'
+            ' "file path"))\n',
+            "        if '/' in self.path:\n"
+            "            raise ValueError(f'file path {self.path!r} must be at the"
+            " root')\n",
+        ),
+    ),
+    "unfinished-render": (
         (
             '        """The summary: a verdict line, then one line per check."""\n',
             "        return None  # TODO\n",

@@ -22,10 +22,13 @@ from pathlib import Path
 import pytest
 from _command_learners import learner_folder
 from _written_worlds import EXAMPLE_WORLDS
+from test_lesson_snippets import as_tested
 
+from day7_verify.reports._causes import FIELD_BOUNDS
 from judge import InvariantFailure, load_target
 from judge.lessons import PLAIN_MARK
 from strategies import PASSING_WORLD
+from strategies.cases import WrongArgument, _lookalike
 from strategies.perturb import perturbations
 
 COURSE = os.environ.get("DAY7_COURSE", "")
@@ -99,6 +102,138 @@ CASES = {
         "test_evaluation_changes_nothing_and_calls_no_tool",
         lambda: {"world": EXAMPLE_WORLDS["file exact"]},
     ),
+    "report none": (
+        "returns-none",
+        "test_report",
+        "test_one_check_per_fact_named_and_ordered_by_the_contract",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "report passed none": (
+        "unfinished-report",
+        "test_report",
+        "test_one_check_per_fact_named_and_ordered_by_the_contract",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "report names": (
+        "bug:checks-sorted",
+        "test_report",
+        "test_one_check_per_fact_named_and_ordered_by_the_contract",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "report read otherwise": (
+        "shifting-report",
+        "test_report",
+        "test_one_check_per_fact_named_and_ordered_by_the_contract",
+        lambda: {"world": EXAMPLE_WORLDS["final absent"]},
+    ),
+    "render none": (
+        "unfinished-report",
+        "test_report",
+        "test_render_follows_its_grammar_line_by_line",
+        lambda: {"rows": [("a", True, "x"), ("b", False, "y")]},
+    ),
+    "render none evaluated": (
+        "unfinished-render",
+        "test_report",
+        "test_an_evaluated_report_renders_its_own_checks",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "passed built directly": (
+        "bug:report-passes-empty",
+        "test_report",
+        "test_a_report_built_directly_passes_exactly_when_every_check_passes",
+        lambda: {"rows": []},
+    ),
+    "passed none built directly": (
+        "unfinished-report",
+        "test_report",
+        "test_a_report_built_directly_passes_exactly_when_every_check_passes",
+        lambda: {"rows": [("a", True, "x")]},
+    ),
+    "wrong argument returned": (
+        "returns-none",
+        "test_specification",
+        "test_a_wrong_argument_is_refused_naming_its_type",
+        lambda: {"position": 1, "wrong": WrongArgument("{}", "arguments[p] = {}")},
+    ),
+    "wrong argument look-alike": (
+        "bug:run-duck-typed",
+        "test_specification",
+        "test_a_wrong_argument_is_refused_naming_its_type",
+        lambda: {"position": 0, "wrong": _lookalike("namespace", 0)},
+    ),
+    "wrong argument raised": (
+        "always-raises",
+        "test_specification",
+        "test_a_wrong_argument_is_refused_naming_its_type",
+        lambda: {"position": 0, "wrong": WrongArgument("None", "arguments[p] = None")},
+    ),
+    "path kept raw": (
+        "bug:path-kept-raw",
+        "test_specification",
+        "test_paths_are_stored_normalised_and_equal_paths_collide",
+        lambda: {"path": (("a", "b"), "double_slash")},
+    ),
+    "artifacts kept raw": (
+        "bug:artifacts-kept-raw",
+        "test_specification",
+        "test_paths_are_stored_normalised_and_equal_paths_collide",
+        lambda: {"path": (("a", "b"), "dot_inside")},
+    ),
+    "determinism": (
+        "counts-calls",
+        "test_determinism",
+        "test_equal_inputs_built_afresh_give_equal_reports",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "stateless repeated": (
+        "counts-calls",
+        "test_determinism",
+        "test_evaluation_keeps_nothing_from_one_call_to_the_next",
+        lambda: {"pair": _pair(4), "first": False},
+    ),
+    "read-only tree": (
+        "bug:file-created-when-missing",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["file missing"]},
+    ),
+    "read-only tool": (
+        "bug:file-read-through-tool",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "read-only store": (
+        "bug:receipt-content-popped",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["receipt of a write mismatching, in memory"]},
+    ),
+    "read-only run": (
+        "bug:events-sorted-in-place",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["events handed over as a list"]},
+    ),
+    "read-only case": (
+        "bug:case-trimmed",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["final padded_edges"]},
+    ),
+    "read-only twice": (
+        "counts-calls",
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "case refused": (
+        "refuses-subfolders",
+        "test_truth",
+        "test_every_check_says_what_the_world_makes_true",
+        lambda: {"world": EXAMPLE_WORLDS["everything at once"]},
+    ),
     "raised": (
         "always-raises",
         "test_truth",
@@ -140,9 +275,13 @@ def test_a_lessons_plain_test_says_it_and_passes_where_the_work_is_right(
         _invariant(module, name)(target, **example())
     lesson = raised.value
     assert lesson.reproduce.startswith(PLAIN_MARK), lesson.reproduce[:400]
+    # Within what the reports keep of a snippet: a longer one is dropped.
+    bound = FIELD_BOUNDS["reproduce"]
+    assert len(lesson.reproduce.splitlines()) <= bound.lines
+    assert len(lesson.reproduce) <= bound.chars
     ran = _plain_python(lesson.reproduce, tmp_path)
     said = [_WHERE.sub(r"\1(...)", line) for line in ran.stderr.splitlines()]
-    headline = _WHERE.sub(r"\1(...)", lesson.headline)
+    headline = as_tested(_WHERE.sub(r"\1(...)", lesson.headline))
     assert f"AssertionError: {headline}" in said, (lesson.headline, ran.stderr)
     clean = learner_folder(tmp_path, "clean")
     ran = _plain_python(_repointed(lesson.reproduce, str(clean)), tmp_path)
@@ -151,3 +290,170 @@ def test_a_lessons_plain_test_says_it_and_passes_where_the_work_is_right(
         course = "src/tiny_llm_ref/agent"
         ran = _plain_python(_repointed(lesson.reproduce, course), Path(COURSE))
         assert ran.returncode == 0, ran.stderr[-2000:]
+
+
+def test_a_repeat_test_after_a_world_before_fails_only_where_state_is_kept(
+    tmp_path: Path,
+):
+    """stateless's test for a world met after another at the same paths
+    (the world before evaluated as often first, then removed) passes on the
+    bundled evaluator and the course reference, and fails, in the lesson's
+    words, on an evaluator whose report counts its calls."""
+    from types import SimpleNamespace
+
+    from judge.compared import repeat_test
+
+    before, after = PASSING_WORLD, _pair(4)[1].world
+    said = "one report for one world, 5 times over"
+    source = repeat_test(
+        after, before, 5, SimpleNamespace(expected=said), folder="learner"
+    )
+    for folder, passes in (
+        (learner_folder(tmp_path, "clean"), True),
+        (learner_folder(tmp_path, "counting", "counts-calls"), False),
+    ):
+        ran = _plain_python(_repointed(source, str(folder)), tmp_path)
+        assert (ran.returncode == 0) is passes, ran.stderr[-2000:]
+        if not passes:
+            assert "the first time, then" in ran.stderr
+            assert f"but should be {said}" in ran.stderr
+    if COURSE:
+        course = "src/tiny_llm_ref/agent"
+        ran = _plain_python(_repointed(source, course), Path(COURSE))
+        assert ran.returncode == 0, ran.stderr[-2000:]
+
+
+def test_a_plain_test_too_long_to_keep_gives_the_judges_snippet(tmp_path: Path):
+    """A lesson met on the largest written world, whose plain test would be
+    longer than the reports keep (and so be dropped, leaving no snippet),
+    carries the judge's snippet instead, which they keep."""
+    from judge.lessons import kept_whole
+
+    folder = learner_folder(tmp_path, "learner", "bug:file-created-when-missing")
+    target = load_target(impl_path=folder, level="hardened")
+    test = _invariant(
+        "test_read_only", "test_evaluation_changes_nothing_and_calls_no_tool"
+    )
+    with pytest.raises(InvariantFailure) as raised:
+        test(target, world=EXAMPLE_WORLDS["everything at once"])
+    snippet = raised.value.reproduce
+    assert snippet and kept_whole(snippet), snippet[:400]
+    assert not snippet.startswith(PLAIN_MARK)
+
+
+def _world_tests(folder: str) -> dict[str, str]:
+    """One of each world's plain tests a correct evaluator must pass, for
+    every written world a test builds plainly, taking turns: the report's
+    shape, the case built, the world twice (afresh, and five times in one
+    process), evaluation changing nothing (each rule), a wrong argument
+    refused, the path normalised, and reports built directly rendered and
+    their verdict read (lessons made up for the writer to write from: a
+    correct evaluator tells none)."""
+    from types import SimpleNamespace
+
+    from test_plain_snippets import PLAIN_WORLDS
+
+    from judge import compared
+    from strategies import EXAMPLE_WRONG_ARGUMENTS
+    from strategies.cases import ARGUMENT_FIELDS, Spec
+
+    said = {
+        "shape": SimpleNamespace(
+            observed=f"{compared._EVALUATE} returned None",
+            headline=f"{compared._EVALUATE} returned None, but should return an"
+            " EvaluationReport",
+        ),
+        "case": SimpleNamespace(
+            headline=f"{compared._NOT_BUILT}FileExpectation('a', 'b') raised X",
+            observed="FileExpectation('a', 'b') raised X",
+        ),
+        "repeat": SimpleNamespace(expected="one report for one world, 5 times over"),
+        "calls": SimpleNamespace(expected=compared._NO_CALL, headline=""),
+        "tree": SimpleNamespace(expected=compared._SAME_TREE, headline=""),
+        "twice": SimpleNamespace(expected=f"{compared._TWICE}x", headline=""),
+        **{
+            f"state {what}": SimpleNamespace(
+                expected=f"{what} unchanged by evaluation",
+                headline=f"evaluate_run changed {what}, {compared._LEAVE}",
+            )
+            for what in compared._STATE
+        },
+    }
+    kinds = ("shape", "case", "determinism", "repeat", "calls", "tree", "twice")
+    kinds += tuple(name for name in said if name.startswith("state "))
+    sources: dict[str, str | None] = {}
+    for number, (name, world) in enumerate(PLAIN_WORLDS.items()):
+        kind = kinds[number % len(kinds)]
+        lesson = said.get(kind)
+        if kind == "shape":
+            made = compared.shape_test(world, lesson, folder=folder)
+        elif kind == "case":
+            made = compared.case_test(world, lesson, folder=folder)
+        elif kind == "determinism":
+            made = compared.determinism_test(world, None, folder=folder)
+        elif kind == "repeat":
+            made = compared.repeat_test(world, PASSING_WORLD, 5, lesson, folder=folder)
+        else:
+            made = compared.read_only_test(world, lesson, folder=folder)
+        sources[f"{kind}: {name}"] = made
+    for position, wrong in EXAMPLE_WRONG_ARGUMENTS:
+        made = [f"p = {position}", f"fields = {ARGUMENT_FIELDS[position]!r}"]
+        sources[f"argument {position}: {wrong.what}"] = compared.argument_test(
+            PASSING_WORLD,
+            f"evaluate_run({wrong.what} at {position})",
+            [*made, *wrong.code.splitlines()],
+            ("AgentRun", "Workspace", "ReceiptStore", "EvaluationCase")[position],
+            folder=folder,
+        )
+    for written in ("a//b", "./a/b", "a/b/", "a/./b", "b//", "./c"):
+        normal = "/".join(part for part in written.split("/") if part not in ("", "."))
+        duplicate = Spec(
+            f"a case naming {normal!r} and {written!r}",
+            ("file paths must be unique",),
+            "two spellings of one path are a duplicate",
+            code=f"target.EvaluationCase('done', files=(target.FileExpectation("
+            f"{normal!r}, '1'), target.FileExpectation({written!r}, '2')))",
+        )
+        sources[f"normalised {written}"] = compared.normalisation_test(
+            written, normal, duplicate, binding=False, folder=folder
+        )
+    rendered = SimpleNamespace(
+        cause="unfinished:render",
+        observed="report.render() returned None",
+        headline="report.render() returned None, but should return a string",
+    )
+    passed = SimpleNamespace(
+        observed="report.passed is None", headline="report.passed is None, but"
+    )
+    for number, rows in enumerate(
+        [
+            [],
+            [("final", True, "required final observed")],
+            [("a", False, "x"), ("b", True, "y")],
+            [("file:100%/{x}, y %s.txt", True, "content matches"), ("é日", False, "")],
+        ]
+    ):
+        sources[f"rendered {number}"] = compared.render_test(
+            rendered, folder=folder, rows=rows
+        )
+        sources[f"passed {number}"] = compared.passed_test(rows, passed, folder=folder)
+    assert all(sources.values()), [k for k, v in sources.items() if not v]
+    return {name: source for name, source in sources.items() if source}
+
+
+def test_every_new_plain_test_passes_on_correct_work(tmp_path: Path):
+    """A FAIL on correct work is the worst a grader can do: every world's
+    shape, case, determinism, repeat and read-only test, every written wrong
+    argument's and every path's, and a few reports built directly (rendered,
+    their verdict read), run by a plain Python, passes on the
+    bundled evaluator and (from its checkout) on the course reference."""
+    from test_plain_snippets import _run_all
+
+    folder = learner_folder(tmp_path, "agent")
+    said = _run_all(_world_tests(str(folder)), tmp_path, tmp_path / "bundled")
+    assert {n: s for n, s in said.items() if s} == {}
+    assert len(said) > 150
+    if COURSE:
+        course = _world_tests("src/tiny_llm_ref/agent")
+        said = _run_all(course, Path(COURSE), tmp_path / "course")
+        assert {n: s for n, s in said.items() if s} == {}

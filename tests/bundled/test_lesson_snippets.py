@@ -7,8 +7,8 @@ events reordered, one fact changed, the log damaged) gets a snippet that
 rebuilds both and prints both reports. Every snippet runs from any
 directory. A lesson about a concrete call on no world (a case's types, a
 report built directly) or on one (a wrong argument) has a snippet that makes
-that call; one about a call that hung or ended its worker makes it through
-call_target, which stops it and says what happened.
+that call; one about a call that hung or ended its worker gives the
+day7-verify line that draws it again, which tells the same lesson.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from judge.lessons import (
     CallAborted,
     InvariantFailure,
 )
+from judge.snippets import ABORTED
 from judge.verdicts import judging, reproduction
 from strategies import (
     World,
@@ -52,6 +53,15 @@ from strategies.vocabulary import EVALUATE
 from strategies.world import describe
 
 BIG = EXAMPLE_WORLDS["everything at once"]
+
+#: The workspace root a lesson names is the judge's, padded to a length
+#: (judge.evidence `_root`); a plain test names its own `ws`.
+ROOT_NAME = re.compile(r"\bws-+(?=[/:; ]|$)")
+
+
+def as_tested(headline: str) -> str:
+    """A lesson's headline as its plain test says it: the root as `ws`."""
+    return ROOT_NAME.sub("ws", headline)
 
 
 def _run(snippet: str, where: Path) -> subprocess.CompletedProcess[str]:
@@ -188,11 +198,6 @@ _VERDICTS = ("check:", "detail:", "names:")
 
 def _reproduced(item: dict[str, str], printed: str) -> bool:
     """Whether a snippet's output shows what its lesson says happened."""
-    if item["topic"] == "hang":
-        said = item["headline"].replace(" on this world", "")
-        return said in printed and "it was running evaluation.py" in printed
-    if item["topic"] == "crash":
-        return "crashed the process it ran in" in printed
     if item["invariant"].startswith("read-only"):
         # The tree's paths differ from the judge's: that something changed.
         return "tree changes: ['" in printed or "changed: ['" in printed
@@ -240,7 +245,8 @@ def test_every_snippet_of_a_class_reproduces_its_lesson_from_elsewhere(
             if item["reproduce"].startswith(PLAIN_MARK):
                 # A test the learner keeps: it fails with the lesson's words.
                 ran = _plain(item["reproduce"], elsewhere)
-                assert f"AssertionError: {item['headline']}" in ran.stderr, (
+                said = as_tested(item["headline"])
+                assert f"AssertionError: {said}" in ran.stderr, (
                     name,
                     ran.stderr[-2000:],
                 )
@@ -304,15 +310,55 @@ def test_every_hand_written_specification_has_code_that_builds_it():
         assert _outcome(lambda spec=spec: eval(spec.code, scope)) == built
 
 
-def test_a_hang_on_a_world_is_made_again_through_call_target():
-    """A hang's snippet makes the call through call_target, which stops it and
-    prints where it ran, under a comment saying it hangs made plainly."""
+def test_a_hang_on_a_world_is_drawn_again_not_written():
+    """A hang's lesson gives the day7-verify line that draws it again, and
+    says why no test file makes the call (it would wait on it for ever)."""
     world = World()
     with pytest.raises(CallAborted) as raised, judging(world, load_target()):
         raise timed_out(EVALUATE, 5.0, world=describe(world))
     snippet = raised.value.reproduce
-    assert "call_target('evaluate_run(run, workspace, receipts, case)'" in snippet
-    assert "press Ctrl-C" in snippet and "print(lesson.headline)" in snippet
+    assert snippet.startswith(f"{REDRAW_MARK} {ABORTED['hang']}.")
+    assert "#     day7-verify " in snippet and "call_target" not in snippet
+
+
+#: A planted evaluate_run that hangs, one that ends its process, and one
+#: that runs out of memory, on an argument of the wrong type (None):
+#: argument-types' lesson is the call.
+_ABORTING = {
+    "hang": "hangs-on-no-run",
+    "crash": "crashes-on-no-run",
+    "memory": "eats-memory",
+}
+
+
+@pytest.mark.children
+@pytest.mark.parametrize("topic", sorted(_ABORTING))
+def test_a_call_that_hung_or_crashed_is_told_again_by_its_day7_verify_line(
+    tmp_path: Path, topic: str
+):
+    """A learner whose evaluate_run hangs (ends its process, runs out of
+    memory) is told so with the `day7-verify FOLDER --seed N` line, saying
+    why no test file makes that call, and that line, run, tells the same
+    lesson again."""
+    folder = learner_folder(tmp_path, "learner", _ABORTING[topic])
+    report = tmp_path / "first.json"
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
+    }
+    subprocess.run(
+        [sys.executable, "-m", "day7_verify", str(folder), "--seed", "3"]
+        + ["--json", str(report)],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        timeout=900,
+    )
+    (learner,) = json.loads(report.read_text(encoding="utf-8"))["learners"]
+    # The call's own lesson (the suite's line for a run stopped says so too).
+    (item,) = [i for i in learner["lessons"] if i["topic"] == topic and i["reproduce"]]
+    assert item["reproduce"].startswith(f"{REDRAW_MARK} {ABORTED[topic]}.")
+    assert item["reproduce"].endswith(f"day7-verify {folder} --seed 3")
+    _redrawn(str(folder), item, environment, tmp_path)
 
 
 def test_a_day_1_to_6_call_that_failed_is_told_again_not_a_traceback():

@@ -210,6 +210,9 @@ def _says(stderr: str, headline: str) -> bool:
     quotes the learner's own environment (a learner who expands `~` reads
     their own HOME, the judge's worker another), the check, its verdict and
     what it should have been the same."""
+    from test_lesson_snippets import as_tested
+
+    headline = as_tested(headline)
     if f"AssertionError: {headline}" in stderr:
         return True
     told = _GOT.fullmatch(headline)

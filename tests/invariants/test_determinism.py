@@ -28,6 +28,7 @@ from judge import (
     safefs,
     scratch_parent,
 )
+from judge.compared import determinism_test, repeat_test
 from judge.fixes import placed
 from strategies import (
     PASSING_WORLD,
@@ -65,7 +66,13 @@ def test_equal_inputs_built_afresh_give_equal_reports(target, world: World) -> N
     note(describe(world))
     first, first_text = _rendered(target, world)
     second, second_text = _rendered(target, world)
-    if first != second:
+
+    def plain(folder: str, lesson) -> str:
+        return determinism_test(world, lesson, folder=folder)
+
+    with judging(world, target, plain=plain):
+        if first == second:
+            return
         fail(
             world=describe(world),
             expected=f"the same report again: {first_text!r:.400}",
@@ -123,7 +130,11 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
                 f" paths with one change: {perturbation}"
             )
             earlier = order[0] if number else None  # its test builds it first
-            with judging(current, target, context, before=earlier):
+
+            def plain(folder: str, lesson, current=current, earlier=earlier):
+                return repeat_test(current, earlier, REPEATS, lesson, folder=folder)
+
+            with judging(current, target, context, before=earlier, plain=plain):
                 _clear(Path(top), tree.name)
                 built = build_in(current, target, tree)
                 reports = [evaluate(target, built) for _ in range(REPEATS)]

@@ -16,7 +16,7 @@ from judge import (
     materialise,
     recast,
 )
-from judge.compared import subclass_test
+from judge.compared import argument_test, normalisation_test, subclass_test
 from judge.fixes import change_for, placed
 from judge.snippets import acceptance_test, refusal_test
 from judge.verdicts import calling, reproducing
@@ -254,8 +254,14 @@ def test_paths_are_stored_normalised_and_equal_paths_collide(target, path) -> No
             *_refusing(duplicate, topic),
         ]
 
+    def plain(folder: str, lesson) -> str | None:
+        binding = duplicate.binds or target.level == "hardened"
+        return normalisation_test(
+            written, normal, duplicate, binding=binding, folder=folder
+        )
+
     names = ["call_target", "expect_error"]
-    with reproducing(target, lines, names):
+    with reproducing(target, lines, names, plain=plain):
         _normalised(target, written, normal, world, duplicate)
 
 
@@ -361,7 +367,14 @@ def test_a_wrong_argument_is_refused_naming_its_type(
             f"    print({what + ' returned'!r}, report)",
         ]
 
-    with judging(world, target, body=body), materialise(world, target) as built:
+    def plain(folder: str, lesson) -> str:
+        named = _EXPECTED_TYPES[position]
+        return argument_test(world, what, made, named, folder=folder)
+
+    with (
+        judging(world, target, body=body, plain=plain),
+        materialise(world, target) as built,
+    ):
         arguments = list(built.args)
         arguments[position] = wrong.make(list(built.args), position)
         note(what)
