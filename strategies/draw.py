@@ -78,6 +78,7 @@ from strategies.world import World
 __all__ = [
     "NAMES",
     "PATH_DRAFTS",
+    "artifact_path",
     "contents",
     "edits",
     "PASSING_WORLD",
@@ -89,6 +90,7 @@ __all__ = [
     "log_facts",
     "noise_events",
     "passing_worlds",
+    "plain_draft",
     "receipt_facts",
     "several_of_each",
     "result_facts",
@@ -141,13 +143,35 @@ NAMES = (
     .filter(allowed_name)
 )
 _SUFFIXES = ("", ".txt", ".py", ".md")
+
+
+def plain_draft(dirs: tuple[str, ...], stem: str, suffix: str) -> PathDraft:
+    """A plain path's pieces, never blank as a whole: a name may be blanks
+    alone ("a/ /b" is a path), a whole path may not (the contract refuses a
+    blank file path, as the course does), so a lone blank stem gets a suffix
+    (" .txt"), kept in the space rather than filtered out of it."""
+    if not dirs and not (stem + suffix).strip():
+        suffix = ".txt"
+    return PathDraft(dirs, stem, suffix)
+
+
+def artifact_path(names: Sequence[str]) -> str:
+    """A changed artifact of `names`, never blank as a whole (the contract
+    refuses a blank one): a lone name of blanks gets a suffix, as a path does."""
+    joined = "/".join(names)
+    return joined if joined.strip() else joined + ".txt"
+
+
 #: A plain path's pieces: up to three folders, a stem and a suffix.
 PATH_DRAFTS = st.builds(
-    PathDraft, st.lists(NAMES, max_size=3).map(tuple), NAMES, st.sampled_from(_SUFFIXES)
+    plain_draft,
+    st.lists(NAMES, max_size=3).map(tuple),
+    NAMES,
+    st.sampled_from(_SUFFIXES),
 )
 # Changed artifacts as a receipt stores them: normalised paths of any
 # names, and unnormalised ones.
-_ARTIFACT = st.lists(NAMES, min_size=1, max_size=3).map("/".join)
+_ARTIFACT = st.lists(NAMES, min_size=1, max_size=3).map(artifact_path)
 _RAW_ARTIFACT = st.sampled_from(("./src/app.py", "a//b.md", "docs/./b.md"))
 _CALL_ID_STYLES = ("call-{}", "c{}", "call {}", "呼叫-{}")
 

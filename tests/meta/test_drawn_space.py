@@ -18,11 +18,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from strategies.draw import (
+    _ARTIFACT,
     _OFFSETS,
     _WIDE,
     NAMES,
     PATH_DRAFTS,
     _across,
+    artifact_path,
+    plain_draft,
     texts,
     worlds,
 )
@@ -50,6 +53,42 @@ def test_a_drawn_name_is_one_the_contract_allows_a_path(name: str) -> None:
     assert not folded.startswith(".env.") and not folded.endswith((".key", ".pem"))
     assert len(name.encode("utf-8")) <= 255
     assert posixpath.normpath(f"a/{name}") == f"a/{name}"
+
+
+@settings(max_examples=300)
+@given(PATH_DRAFTS, _ARTIFACT)
+def test_a_drawn_path_and_artifact_are_ones_the_contract_accepts(draft, artifact):
+    """Every plain path and changed artifact drawn builds as the contract's
+    expectation: none is blank as a whole (a name may be: "a/ /b"). Task 1,
+    declare the case: a world the oracle calls valid must be one a correct
+    evaluator accepts, or its refusal is a FAIL on correct work (a lone
+    name of blanks drawn as a whole path was one)."""
+    from evaluator import FileExpectation, ReceiptExpectation
+
+    path = "/".join((*draft.dirs, draft.stem + draft.suffix))
+    assert FileExpectation(path, "").path == posixpath.normpath(path)
+    receipt = ReceiptExpectation("c", "t", "ok", "r", (artifact,))
+    assert receipt.changed_artifacts == (posixpath.normpath(artifact),)
+
+
+@pytest.mark.parametrize("blank", [" ", "\t", "\u3000", " \u00a0 "])
+def test_a_lone_blank_name_is_never_a_whole_path_or_artifact(blank: str) -> None:
+    """A name of blanks alone stays in the space, but never as a whole path
+    or changed artifact: those get a suffix. Task 1: the contract (and the
+    course) refuses a blank path, so a world drawn with one is not a valid
+    case, and a correct evaluator refusing it would be failed."""
+    from evaluator import FileExpectation, ReceiptExpectation
+
+    draft = plain_draft((), blank, "")
+    path = draft.stem + draft.suffix
+    assert path.strip() and path.startswith(blank), draft
+    assert FileExpectation(path, "").path == path
+    artifact = artifact_path([blank])
+    assert artifact.strip() and artifact.startswith(blank), artifact
+    assert ReceiptExpectation("c", "t", "ok", "r", (artifact,)).changed_artifacts
+    # Where the path is not blank as a whole, the names are kept as drawn.
+    assert plain_draft(("a",), blank, "") == PathDraft(("a",), blank, "")
+    assert artifact_path(["a", blank]) == f"a/{blank}"
 
 
 @settings(max_examples=30)
