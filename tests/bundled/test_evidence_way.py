@@ -100,7 +100,13 @@ def test_the_way_of_a_world_reads_whole_in_build_in(step: str) -> None:
     text, never a tree or a call into the target)."""
     writers = {
         ("snippets.py", f)
-        for f in ("lesson_test", "spot_parts", "why_not_plain", "build_lines")
+        for f in (
+            "lesson_test",
+            "spot_parts",
+            "why_not_plain",
+            "build_lines",
+            "case_of",
+        )
     }
     allowed = writers if step == "evidence" else set()
     assert _callers(step) - allowed == {("build.py", "build_in")}
