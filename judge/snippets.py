@@ -150,10 +150,16 @@ ABORTED = {
 }
 
 
-def redraw_note(why: str, folder: str, seed: int | None) -> str:
+def redraw_note(
+    why: str, folder: str, seed: int | None, profile: str | None = None
+) -> str:
     """What a lesson says instead of a test, for a world `why_not_plain` (or
-    a call `ABORTED` says why no test makes)."""
-    again = f"day7-verify {folder}" + ("" if seed is None else f" --seed {seed}")
+    a call `ABORTED` says why no test makes); `profile`, where the run drew
+    other examples than the command's default would (`quick`, `thorough`)."""
+    again = f"day7-verify {folder}"
+    if profile is not None:
+        again += f" --profile {profile}"
+    again += "" if seed is None else f" --seed {seed}"
     if why not in ABORTED.values():
         why += ", which a test file does not build plainly"
     return "\n".join(

@@ -336,7 +336,7 @@ def reproducing(
             failure.reproduce = _kept(plain(_folder(target), failure) or "")
         if not failure.reproduce and failure.topic in ABORTED:
             failure.reproduce = redraw_note(
-                ABORTED[failure.topic], _folder(target), _seed()
+                ABORTED[failure.topic], _folder(target), _seed(), _profile()
             )
         if not failure.reproduce:
             topic = checked(failure)
@@ -416,11 +416,11 @@ def judging(
         if not failure.reproduce and world.plan is not None and not checked(failure):
             # A real run of the learner's run_agent: drawn again, not written.
             why = why_not_plain(world)
-            failure.reproduce = redraw_note(why, _folder(target), _seed())
+            failure.reproduce = redraw_note(why, _folder(target), _seed(), _profile())
         if not failure.reproduce and failure.topic in ABORTED:
             # A call that hung or ended its process: drawn again, not written.
             why = ABORTED[failure.topic]
-            failure.reproduce = redraw_note(why, _folder(target), _seed())
+            failure.reproduce = redraw_note(why, _folder(target), _seed(), _profile())
         if not failure.reproduce:
             failure.reproduce = reproduction(
                 world, target, then=then, body=body, topic=checked(failure)
@@ -490,7 +490,7 @@ def _plain_other(
     worlds = [world] if then is None else [world, then[1]]
     why = next(filter(None, map(why_not_plain, worlds)), "")
     if why:
-        return redraw_note(why, _folder(target), _seed())
+        return redraw_note(why, _folder(target), _seed(), _profile())
     folder = _folder(target)
     if raised:
         return compared.raise_test(world, failure, folder=folder)
@@ -513,6 +513,18 @@ def _folder(target: Any) -> str:
     found = importlib.util.find_spec(name)
     origin = found.origin if found is not None else None
     return str(Path(origin).parent) if origin else name
+
+
+def _profile() -> str | None:
+    """The Hypothesis profile the run draws with, where the command's default
+    would draw other examples given the same seed (`quick`, `thorough`;
+    `dev` and `ci` draw alike), else None."""
+    from hypothesis import settings
+
+    from strategies.profiles import QUICK, THOROUGH
+
+    name = settings.get_current_profile_name()
+    return name if name in (QUICK, THOROUGH) else None
 
 
 def _seed() -> int | None:
@@ -539,7 +551,7 @@ def plain_test(
     folder = _folder(target)
     why = why_not_plain(world) or (why_not_plain(before) if before else "")
     if why:
-        return redraw_note(why, folder, _seed())
+        return redraw_note(why, folder, _seed(), _profile())
     where = None
     if rewrite is not None:
         (group, index), way = rewrite

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from _command_learners import ROOT, learner_folder
+from _command_learners import QUICK, ROOT, learner_folder
 from _written_worlds import EXAMPLE_WORLDS
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -225,7 +225,7 @@ def test_every_snippet_of_a_class_reproduces_its_lesson_from_elsewhere(
         k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
     }
     finished = subprocess.run(
-        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
+        [sys.executable, "-m", "day7_verify", *QUICK, "--cohort", str(cohort)]
         + ["--jobs", "2", "--json", str(report)],
         cwd=ROOT,
         env=environment,
@@ -262,13 +262,16 @@ def test_every_snippet_of_a_class_reproduces_its_lesson_from_elsewhere(
 
 
 def _redrawn(folder: str, item: dict, environment: dict, tmp_path: Path) -> None:
-    """The lesson's `day7-verify FOLDER --seed N` line, run, tells it again."""
+    """The lesson's `day7-verify FOLDER [--profile P] --seed N` line, run,
+    tells it again (a run judged with a profile other than the default
+    names it: another draws other examples)."""
     line = item["reproduce"].splitlines()[-1].removeprefix("#").strip()
-    drawn = re.fullmatch(r"day7-verify (.+) --seed (\d+)", line)
+    drawn = re.fullmatch(r"day7-verify (.+?)(?: --profile (\w+))? --seed (\d+)", line)
     assert drawn is not None and drawn[1] == folder, (folder, line)
+    profile = ["--profile", drawn[2]] if drawn[2] else []
     again = tmp_path / "again.json"
     subprocess.run(
-        [sys.executable, "-m", "day7_verify", folder, "--seed", drawn[2]]
+        [sys.executable, "-m", "day7_verify", folder, *profile, "--seed", drawn[3]]
         + ["--json", str(again)],
         cwd=ROOT,
         env=environment,
@@ -346,7 +349,7 @@ def test_a_call_that_hung_or_crashed_is_told_again_by_its_day7_verify_line(
         k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
     }
     subprocess.run(
-        [sys.executable, "-m", "day7_verify", str(folder), "--seed", "3"]
+        [sys.executable, "-m", "day7_verify", str(folder), *QUICK, "--seed", "3"]
         + ["--json", str(report)],
         cwd=ROOT,
         env=environment,
@@ -357,7 +360,7 @@ def test_a_call_that_hung_or_crashed_is_told_again_by_its_day7_verify_line(
     # The call's own lesson (the suite's line for a run stopped says so too).
     (item,) = [i for i in learner["lessons"] if i["topic"] == topic and i["reproduce"]]
     assert item["reproduce"].startswith(f"{REDRAW_MARK} {ABORTED[topic]}.")
-    assert item["reproduce"].endswith(f"day7-verify {folder} --seed 3")
+    assert item["reproduce"].endswith(f"day7-verify {folder} --profile quick --seed 3")
     _redrawn(str(folder), item, environment, tmp_path)
 
 

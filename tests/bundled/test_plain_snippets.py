@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _command_learners import learner_folder
+from _command_learners import QUICK, learner_folder
 from _written_worlds import EXAMPLE_WORLDS
 
 from judge import (
@@ -395,7 +395,7 @@ def test_every_lesson_of_a_planted_class_says_what_its_snippet_shows(
         k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
     }
     finished = subprocess.run(
-        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort)]
+        [sys.executable, "-m", "day7_verify", *QUICK, "--cohort", str(cohort)]
         + ["--jobs", "2", "--seed", "1", "--json", str(report)],
         cwd=Path(__file__).resolve().parents[2],
         env=environment,

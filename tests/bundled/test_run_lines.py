@@ -35,6 +35,10 @@ def test_each_kind_of_snippet_has_its_run_line():
     assert run_line(_PLAIN) == "python test_file_src_app_py.py"
     assert f"#     {run_line(_PLAIN)}" in _PLAIN
     assert run_line(_REDRAW) == "day7-verify /home/ada/agent --seed 7"
+    # A run drawn with another profile than the default says so: the same
+    # seed draws other examples under it.
+    quick = redraw_note("a FIFO in the workspace", "/home/ada/agent", 7, "quick")
+    assert run_line(quick) == "day7-verify /home/ada/agent --profile quick --seed 7"
     assert run_line(_JUDGES) == runnable(_JUDGES)
     assert run_line("") == ""
 
