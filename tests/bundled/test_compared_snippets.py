@@ -31,6 +31,11 @@ from strategies import PASSING_WORLD
 from strategies.cases import WrongArgument, _lookalike
 from strategies.perturb import perturbations
 
+# Some 300 plain Pythons, each writing and judging a world: a minute, run
+# once (tox: py311). What they share with every plain test (the skeleton, the
+# helpers) runs on every interpreter in test_plain_snippets.py.
+pytestmark = pytest.mark.once
+
 COURSE = os.environ.get("DAY7_COURSE", "")
 
 #: The working directories a lesson quotes are the judge's process's; a
