@@ -48,6 +48,7 @@ __all__ = [
     "repeat_test",
     "said_around",
     "shape_test",
+    "store_kinds_test",
     "subclass_test",
     "tampered_test",
     "verdict_test",
@@ -818,6 +819,41 @@ def independence_test(
         count,
         name="test_one_changed_fact",
         says="one changed fact flips its own check and no other",
+        folder=folder,
+    )
+
+
+def store_kinds_test(
+    memory: World,
+    over_log: World,
+    checks: Sequence[ExpectedCheck],
+    level: str,
+    *,
+    folder: str,
+) -> str:
+    """store-kinds: the same receipts in an in-memory store (`memory`) and in
+    a store over a log (`over_log`) give every check alike; `checks` are the
+    path store's world's."""
+    seen = (
+        "f'got with a path store: {_shown(new)}, but should be with a path"
+        " store too: {_shown(old)}'"
+    )
+    table = [(_relation(check, level), "", "") for check in checks]
+    count = (
+        "len(after) == len(before)",
+        "f'got {len(before)} with a memory store, {len(after)} with a path"
+        " store, but should be {len(before)} checks with either store'",
+        False,
+    )
+    return pair_test(
+        memory,
+        over_log,
+        None,
+        table,
+        {"same": seen, "loose": seen},
+        count,
+        name="test_either_store_gives_one_report",
+        says="the same receipts give the same report from either store",
         folder=folder,
     )
 

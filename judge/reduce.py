@@ -11,6 +11,11 @@ kept only when the same check still gets the same verdict and the truth of
 that smaller world still refuses it. The same misjudgement, honestly: the
 verdict is observed again on the world the lesson then shows.
 
+A lesson that evaluate_run raised on one world is reduced the same way
+(`reduced_raise`): kept while evaluate_run raises the same exception from
+the same function of the learner's (the lesson's cause), the smaller
+world's own lesson then told, its message as raised there.
+
 Bounded: at most `MAX_TRIES` evaluations and `MAX_SECONDS` seconds; a call
 that hangs or crashes ends the reduction where it stands (the lesson keeps
 the smallest world found so far, which did show the mistake).
@@ -28,7 +33,15 @@ from strategies.finals import FinalFact
 from strategies.receipts import receipt_expectation
 from strategies.world import ExpectedCheck, World, truth
 
-__all__ = ["MAX_SECONDS", "MAX_TRIES", "Misjudged", "reduced"]
+__all__ = [
+    "MAX_SECONDS",
+    "MAX_TRIES",
+    "Misjudged",
+    "Stopped",
+    "reduced",
+    "reduced_raise",
+    "smallest",
+]
 
 #: The most smaller worlds one reduction evaluates, and its wall-clock bound.
 MAX_TRIES = 48
@@ -89,6 +102,15 @@ def _smaller(world: World, name: str) -> Iterator[World]:
         yield replace(world, log=replace(world.log, extra=0))
     if group != "final" and world.final != FinalFact():
         yield replace(world, final=FinalFact())
+    # Half a group at once, then one fact: a written world's thirty files
+    # go in a few tries, not thirty.
+    for facts in ("files", "results", "receipts"):
+        held = getattr(world, facts)
+        if len(held) >= 4:
+            half = len(held) // 2
+            for kept in (held[half:], held[:half]):
+                if all(fact in kept for fact in getattr(own, facts)):
+                    yield replace(world, **{facts: kept})
     for at, fact in enumerate(world.files):
         if f"file:{fact.path}" != name:
             yield replace(world, files=world.files[:at] + world.files[at + 1 :])
@@ -102,7 +124,7 @@ def _smaller(world: World, name: str) -> Iterator[World]:
             )
 
 
-class _Stop(Exception):
+class Stopped(Exception):
     """A call hung, crashed or ran out of memory: reduce no further."""
 
 
@@ -119,7 +141,7 @@ def _misjudges(
         expected = truth(world)
         rows = rows_of(target, world)
     except CallAborted as stopped:
-        raise _Stop from stopped
+        raise Stopped from stopped
     except (InvariantFailure, ValueError, RuntimeError):
         return None  # not built, or not the same mistake: not this world
     if len(rows) != len(expected):
@@ -158,32 +180,101 @@ def reduced(
     """The smallest world found, within the bounds, on which the target makes
     the same mistake as `seen` (and its check and row), or None when none smaller
     than `seen.world` was found (or the mistake was not seen again)."""
+    return smallest(
+        seen.world,
+        seen.name,
+        lambda world: _misjudges(target, world, seen, rows_of),
+        tries,
+        seconds,
+    )
+
+
+def _raises_alike(
+    target: Any, world: World, seen: InvariantFailure, rows_of: RowsOf
+) -> InvariantFailure | None:
+    """The lesson evaluate_run's raise on `world` makes, when it is the one
+    `seen` tells (the same cause: the exception's type, escaped from the
+    same function of the learner's), else None."""
+    try:
+        truth(world)  # a world the contract takes: else no candidate
+        rows_of(target, world)
+    except CallAborted as stopped:
+        raise Stopped from stopped
+    except InvariantFailure as failure:
+        same = failure.cause == seen.cause and _raised(failure) == _raised(seen)
+        return failure if same else None
+    except (ValueError, RuntimeError):
+        return None
+    return None
+
+
+def _raised(failure: InvariantFailure) -> str:
+    """What a raise lesson's observed part says before the message: the
+    call and the exception's type ("evaluate_run(...) raised KeyError")."""
+    head, sep, rest = failure.observed.partition(" raised ")
+    return head + sep + rest.split(":", 1)[0] if sep else ""
+
+
+def reduced_raise(
+    target: Any,
+    world: World,
+    seen: InvariantFailure,
+    rows_of: RowsOf,
+    *,
+    tries: int = MAX_TRIES,
+    seconds: float = MAX_SECONDS,
+) -> tuple[World, InvariantFailure] | None:
+    """The smallest world found, within the bounds, on which evaluate_run
+    raises as `seen` says it did on `world` (and the lesson it raised
+    there), or None when none smaller than `world` was found."""
+    if not _raised(seen):
+        return None
+    return smallest(
+        world,
+        "",
+        lambda small: _raises_alike(target, small, seen, rows_of),
+        tries,
+        seconds,
+    )
+
+
+def smallest(
+    world: World,
+    name: str,
+    shows: Callable[[World], Any],
+    tries: int = MAX_TRIES,
+    seconds: float = MAX_SECONDS,
+) -> tuple[World, Any] | None:
+    """Delta debugging over `world`'s facts (keeping check `name`'s, or none
+    for ""): the smallest world found on which `shows` gives something
+    (what it gave with it), or None. `shows` raises Stopped for a call that
+    hung or crashed: the search ends where it stands."""
     deadline = time.monotonic() + seconds
     left = tries
 
-    def same(world: World | None) -> Found | None:
+    def same(candidate: World | None) -> Any:
         nonlocal left
-        if world is None or left <= 0 or time.monotonic() > deadline:
+        if candidate is None or left <= 0 or time.monotonic() > deadline:
             return None
         left -= 1
-        return _misjudges(target, world, seen, rows_of)
+        return shows(candidate)
 
-    best: tuple[World, Found] | None = None
+    best: tuple[World, Any] | None = None
     try:
-        own = _made(lambda: _own(seen.world, seen.name))
-        found = same(own) if own != seen.world else None
-        current = own if found is not None else seen.world
+        own = _made(lambda: _own(world, name))
+        found = same(own) if own != world else None
+        current = own if found is not None else world
         if found is not None:
             assert own is not None
             best = (own, found)
         changed = True
         while changed and left > 0 and time.monotonic() <= deadline:
             changed = False
-            for smaller in _smaller(current, seen.name):
+            for smaller in _smaller(current, name):
                 found = same(smaller)
                 if found is not None:
                     current, best, changed = smaller, (smaller, found), True
                     break
-    except _Stop:
+    except Stopped:
         pass
     return best

@@ -30,6 +30,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 from judge.evidence import (
@@ -49,6 +50,7 @@ __all__ = [
     "PLAIN_MARK",
     "REDRAW_MARK",
     "SHORT",
+    "TOO_LONG",
     "WRITE",
     "build_lines",
     "case_of",
@@ -150,6 +152,14 @@ ABORTED = {
 }
 
 
+#: Why a lesson whose plain test is longer than the reports keep (a large
+#: world's) gets the day7-verify line instead.
+TOO_LONG = (
+    "a world whose test would be longer than the reports keep whole, so it"
+    " is not written here"
+)
+
+
 def redraw_note(
     why: str, folder: str, seed: int | None, profile: str | None = None
 ) -> str:
@@ -160,7 +170,7 @@ def redraw_note(
     if profile is not None:
         again += f" --profile {profile}"
     again += "" if seed is None else f" --seed {seed}"
-    if why not in ABORTED.values():
+    if why not in (*ABORTED.values(), TOO_LONG):
         why += ", which a test file does not build plainly"
     return "\n".join(
         [
@@ -270,6 +280,68 @@ def _tuple(items: Sequence[str], indent: str) -> str:
     return f"(\n{inner}{indent})"
 
 
+#: The fewest repeating events written as a loop rather than one by one.
+_LOOPED = 24
+
+
+def _repeating(events: Sequence[EventSpec]) -> tuple[int, int, int] | None:
+    """(count, period, share) when the first `count` events (at least
+    `_LOOPED`) repeat their first `period` events but for the step, which
+    is the first's plus n // share (share 0: the same step throughout)."""
+    best = None
+    for period in range(1, 9):
+        if len(events) < _LOOPED or period > len(events):
+            break
+        count = period
+        while count < len(events) and _same_but_step(
+            events[count], events[count % period]
+        ):
+            count += 1
+        steps = [e.step - events[0].step for e in events[:count]]
+        moved = next((n for n, step in enumerate(steps) if step), 0)
+        share = moved if moved and steps[moved] == 1 else 0
+        # Where the steps stop following the rule, the loop stops too.
+        count = next(
+            (n for n in range(count) if steps[n] != (n // share if share else 0)),
+            count,
+        )
+        if count >= _LOOPED and (best is None or count > best[0]):
+            best = (count, period, share)
+    return best
+
+
+def _same_but_step(one: EventSpec, other: EventSpec) -> bool:
+    return _event(replace(one, step=0)) == _event(replace(other, step=0))
+
+
+def _events_lines(events: Sequence[EventSpec]) -> list[str]:
+    """`events = (...)`: the run's events, a long repeating start as a loop."""
+    found = _repeating(events)
+    if found is None:
+        return [f"events = {_tuple([_event(e) for e in events], '')}"]
+    count, period, share = found
+    first = events[0].step
+    step = (
+        f"{first} + n // {share}"
+        if share > 1
+        else f"{first} + n"
+        if share
+        else str(first)
+    )
+    said = [
+        _event(replace(e, step=0)).replace("AgentEvent(0, ", "(", 1)
+        for e in events[:period]
+    ]
+    rest = _tuple([_event(e) for e in events[count:]], "")
+    return [
+        f"# {count} events that say nothing of the case, these {period} over again.",
+        f"again = {_tuple(said, '')}",
+        "events = tuple(",
+        f"    AgentEvent({step}, *again[n % {period}]) for n in range({count})",
+        f") + {rest}",
+    ]
+
+
 def _world_lines(made: Evidence) -> list[str]:
     """The lines that build the world under `tree` (a Path) and evaluate it."""
     lines: list[str] = ["root = tree / 'ws'", "root.mkdir()"]
@@ -307,9 +379,8 @@ def _world_lines(made: Evidence) -> list[str]:
         lines.append("workspace = Workspace(ToolPolicy(root), None, ReceiptStore())")
     run = made.run
     assert run is not None
-    events = _tuple([_event(e) for e in run.events], "")
+    lines += _events_lines(run.events)
     lines += [
-        f"events = {events}",
         f"run = AgentRun({run.completed!r}, {run.reason!r}, {run.final!r}, events,"
         f" {run.modified_files!r})",
     ]

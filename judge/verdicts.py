@@ -29,9 +29,10 @@ from judge.lessons import (
 )
 from judge.limits import CALL_SECONDS
 from judge.maker import built_by
-from judge.reduce import Misjudged, reduced
+from judge.reduce import Misjudged, Stopped, reduced, reduced_raise, smallest
 from judge.snippets import (
     ABORTED,
+    TOO_LONG,
     lesson_test,
     redraw_note,
     spot_parts,
@@ -44,6 +45,7 @@ __all__ = [
     "Row",
     "Body",
     "Plain",
+    "assert_names",
     "assert_truth",
     "fresh_rows",
     "calling",
@@ -333,7 +335,7 @@ def reproducing(
         yield
     except (InvariantFailure, CallAborted) as failure:
         if not failure.reproduce and plain and failure.topic not in _NOT_PLAIN_TOPICS:
-            failure.reproduce = _kept(plain(_folder(target), failure) or "")
+            failure.reproduce = _kept(plain(_folder(target), failure) or "", target)
         if not failure.reproduce and failure.topic in ABORTED:
             failure.reproduce = redraw_note(
                 ABORTED[failure.topic], _folder(target), _seed(), _profile()
@@ -390,6 +392,9 @@ def judging(
         seen = getattr(failure, "seen", None)
         wanted = getattr(failure, "names_wanted", None)
         if wanted and then is None and body is None and not context:
+            if world.plan is None:
+                # Told again on a smaller world at the end (`told_smaller`).
+                failure.names_on = (target, world)
             if not failure.reproduce and not why_not_plain(world):
                 failure.reproduce = lesson_test(
                     world,
@@ -411,8 +416,11 @@ def judging(
                 )
         if not failure.reproduce and world.plan is None:
             failure.reproduce = _plain_other(failure, world, target, then, plain, body)
-        # A plain test too long for the reports to keep: the judge's snippet.
-        failure.reproduce = _kept(failure.reproduce)
+            if then is None and body is None and not context and _raised_alone(failure):
+                # Told again on a smaller world at the end (`told_smaller`).
+                failure.raised_on = (target, world)
+        # A plain test too long for the reports to keep: the day7-verify line.
+        failure.reproduce = _kept(failure.reproduce, target)
         if not failure.reproduce and world.plan is not None and not checked(failure):
             # A real run of the learner's run_agent: drawn again, not written.
             why = why_not_plain(world)
@@ -428,11 +436,12 @@ def judging(
         raise
 
 
-def _kept(snippet: str) -> str:
-    """`snippet`, or "" for a plain test longer than the reports keep (a
-    large world's), which then gets the judge's snippet instead of none."""
+def _kept(snippet: str, target: Any) -> str:
+    """`snippet`, or for a plain test longer than the reports keep (a large
+    world's) the day7-verify line that draws the world again: a learner
+    runs either, and the reports keep both whole."""
     if snippet.startswith(PLAIN_MARK) and not kept_whole(snippet):
-        return ""
+        return redraw_note(TOO_LONG, _folder(target), _seed(), _profile())
     return snippet
 
 
@@ -453,11 +462,7 @@ def _plain_other(
     alone = topic == "call" and then is None and body is None
     # A call the world alone makes: evaluate_run raised, or returned what is
     # no report of the contract's shape.
-    raised = (
-        alone
-        and failure.cause.startswith("raises:")
-        and failure.headline.startswith(f"{EVALUATE} raised ")
-    )
+    raised = alone and _raised_alone(failure)
     shaped = alone and failure.observed.startswith(f"{EVALUATE} returned ")
     # A call on the report evaluate_run gave (its render(), its .passed): the
     # property's own writer says whether it writes a test of it.
@@ -500,6 +505,15 @@ def _plain_other(
         return compared.case_test(world, failure, folder=folder) or ""
     assert plain is not None
     return plain(folder, failure) or ""
+
+
+def _raised_alone(failure: InvariantFailure | CallAborted) -> bool:
+    """Whether `failure` says evaluate_run raised (the call itself)."""
+    return (
+        checked(failure) == "call"
+        and failure.cause.startswith("raises:")
+        and failure.headline.startswith(f"{EVALUATE} raised ")
+    )
 
 
 def _folder(target: Any) -> str:
@@ -583,7 +597,7 @@ def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     the world told (judge.maker), when one is seen."""
     misjudged = getattr(failure, "misjudged", None)
     if misjudged is None:
-        return False
+        return _raise_told_smaller(failure) or _names_told_smaller(failure)
     target, seen = misjudged
     found = reduced(target, seen, fresh_rows)
     if found is None:
@@ -608,6 +622,102 @@ def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     failure.hint = hint_for(check, row[1], seen.level, _maker(target, world, check))
     failure.reproduce = plain_test(world, target, check, seen.level)
     failure.misjudged = (target, Misjudged(world, check.name, row, seen.level))
+    return True
+
+
+def _raise_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
+    """Tell `failure`, evaluate_run raising on one world (`judging`), on the
+    smallest world found where it raises the same exception from the same
+    function (judge.reduce `reduced_raise`), with that raise's own words;
+    whether it was told again so."""
+    raised_on = getattr(failure, "raised_on", None)
+    if raised_on is None or not isinstance(failure, InvariantFailure):
+        return False
+    target, world = raised_on
+    found = reduced_raise(target, world, failure, fresh_rows)
+    if found is None:
+        return False
+    small, there = found
+    facts = sum(1 for _ in world.kinds()) - 2  # the final and the log
+    failure.world = "\n".join(
+        [
+            describe(small),
+            f"(the world the test met, {facts} declared fact(s), made smaller:"
+            " evaluate_run raises the same way here)",
+        ]
+    )
+    failure.unnarrowed = ""
+    for field in ("expected", "observed", "headline", "hint"):
+        setattr(failure, field, getattr(there, field))
+    failure.raised_on = (target, small)
+    folder = _folder(target)
+    why = why_not_plain(small)
+    if why:
+        failure.reproduce = redraw_note(why, folder, _seed(), _profile())
+    else:
+        from judge import compared
+
+        failure.reproduce = _kept(
+            compared.raise_test(small, failure, folder=folder), target
+        )
+    if not failure.reproduce:
+        failure.reproduce = reproduction(small, target, topic=checked(failure))
+    return True
+
+
+def _names_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
+    """Tell `failure`, a report whose checks are not the case's (`judging`,
+    `assert_names`), on the smallest world found whose checks are wrong
+    the same way (the same cause: order, spelling or count); whether it was
+    told again so."""
+    names_on = getattr(failure, "names_on", None)
+    wanted = getattr(failure, "names_wanted", None)
+    if names_on is None or wanted is None:
+        return False
+    target, world = names_on
+    level = wanted[1]
+
+    def same(small: World) -> tuple[list[str], list[str]] | None:
+        try:
+            want = [check.name for check in truth(small)]
+            names = [row[0] for row in fresh_rows(target, small)]
+        except CallAborted as stopped:
+            raise Stopped from stopped
+        except (InvariantFailure, ValueError, RuntimeError):
+            return None
+        if names == want or _names_cause(names, want) != failure.cause:
+            return None
+        return names, want
+
+    found = smallest(world, "", same)
+    if found is None:
+        return False
+    small, (names, want) = found
+    facts = sum(1 for _ in world.kinds()) - 2  # the final and the log
+    failure.world = "\n".join(
+        [
+            describe(small),
+            f"(the world the test met, {facts} declared fact(s), made smaller:"
+            " the report's checks are wrong the same way here)",
+        ]
+    )
+    failure.unnarrowed = ""
+    failure.expected = f"checks [{shown_names(want, names)}]"
+    failure.observed = f"checks [{shown_names(names, want)}]"
+    failure.headline = headline_of(failure.observed, failure.expected)
+    failure.names_wanted = (tuple(want), level)
+    failure.names_on = (target, small)
+    folder = _folder(target)
+    why = why_not_plain(small)
+    if why:
+        failure.reproduce = redraw_note(why, folder, _seed(), _profile())
+    else:
+        failure.reproduce = _kept(
+            lesson_test(small, None, names=tuple(want), level=level, folder=folder),
+            target,
+        )
+    if not failure.reproduce:
+        failure.reproduce = reproduction(small, target, topic=checked(failure))
     return True
 
 
@@ -693,20 +803,7 @@ def assert_truth(
     __tracebackhide__ = True
     rows = report_view(report)
     words = "\n".join(part for part in (world, context) if part)
-    names = [row[0] for row in rows]
-    want = [check.name for check in expected]
-    if names != want:
-        try:
-            fail(
-                world=words,
-                expected=f"checks [{shown_names(want, names)}]",
-                observed=f"checks [{shown_names(names, want)}]",
-                hint=placed(_names_hint(names, want), "evaluate_run"),
-                cause=_names_cause(names, want),
-            )
-        except InvariantFailure as failure:
-            failure.names_wanted = (tuple(want), level)  # judging's plain test
-            raise
+    assert_names(rows, [check.name for check in expected], world=words, level=level)
     for row, check in zip(rows, expected, strict=True):
         if only is not None and not only(check):
             continue
@@ -727,6 +824,30 @@ def assert_truth(
                 seen_wrong(failure, check, row, level)
                 raise
     return rows
+
+
+def assert_names(
+    rows: Sequence[Row], want: Sequence[str], *, world: str, level: str
+) -> None:
+    """Assert the report's checks (`rows`) are `want`, named and in order:
+    else the names lesson every invariant gives (one cause: their order,
+    their spelling or how many), whose plain test `judging` writes and
+    whose world the suite's end reduces (`told_smaller`)."""
+    __tracebackhide__ = True
+    names = [row[0] for row in rows]
+    if names == list(want):
+        return
+    try:
+        fail(
+            world=world,
+            expected=f"checks [{shown_names(want, names)}]",
+            observed=f"checks [{shown_names(names, want)}]",
+            hint=placed(_names_hint(names, want), "evaluate_run"),
+            cause=_names_cause(names, want),
+        )
+    except InvariantFailure as failure:
+        failure.names_wanted = (tuple(want), level)  # judging's plain test
+        raise
 
 
 def seen_wrong(

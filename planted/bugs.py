@@ -702,6 +702,15 @@ BUGS: tuple[PlantedBug, ...] = (
         catches=(TAMPERED,),
     ),
     PlantedBug(
+        name="memory-store-empty",
+        task="receipts",
+        mistake="takes a store with no path for one with no receipts, so every"
+        " receipt of an in-memory store is absent",
+        old="    if path is None:\n        return receipts.get\n",
+        new="    if path is None:\n        return _absent\n",
+        catches=(STORE_KINDS, TRUTH),
+    ),
+    PlantedBug(
         name="receipt-artifacts-ignored",
         task="receipts",
         mistake="never compares the changed artifacts",

@@ -63,8 +63,20 @@ def _order_case():
     return test_order._reversed("result before_decoy")
 
 
+def _stores_case():
+    import test_truth
+
+    return test_truth._in_memory("receipt match", "inside")
+
+
 #: (planted code, invariant module, property, its example by argument).
 CASES = {
+    "store kinds": (
+        "bug:memory-store-empty",
+        "test_truth",
+        "test_memory_and_path_stores_give_the_same_report",
+        lambda: {"pair": _stores_case()},
+    ),
     "order": (
         "bug:result-first-of-tool-only",
         "test_order",
@@ -328,11 +340,12 @@ def test_a_repeat_test_after_a_world_before_fails_only_where_state_is_kept(
         assert ran.returncode == 0, ran.stderr[-2000:]
 
 
-def test_a_plain_test_too_long_to_keep_gives_the_judges_snippet(tmp_path: Path):
+def test_a_plain_test_too_long_to_keep_gives_the_day7_verify_line(tmp_path: Path):
     """A lesson met on the largest written world, whose plain test would be
     longer than the reports keep (and so be dropped, leaving no snippet),
-    carries the judge's snippet instead, which they keep."""
-    from judge.lessons import kept_whole
+    says so and carries the day7-verify line that draws it again, which
+    they keep and a learner runs (never the judge's own snippet)."""
+    from judge.lessons import REDRAW_MARK, kept_whole
 
     folder = learner_folder(tmp_path, "learner", "bug:file-created-when-missing")
     target = load_target(impl_path=folder, level="hardened")
@@ -343,7 +356,9 @@ def test_a_plain_test_too_long_to_keep_gives_the_judges_snippet(tmp_path: Path):
         test(target, world=EXAMPLE_WORLDS["everything at once"])
     snippet = raised.value.reproduce
     assert snippet and kept_whole(snippet), snippet[:400]
-    assert not snippet.startswith(PLAIN_MARK)
+    assert snippet.startswith(f"{REDRAW_MARK} a world whose test"), snippet
+    assert f"day7-verify {folder}" in snippet
+    assert "import" not in snippet
 
 
 def _world_tests(folder: str) -> dict[str, str]:

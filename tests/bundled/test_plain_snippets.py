@@ -311,6 +311,43 @@ def test_two_mistakes_give_the_written_worlds_lesson_a_small_world(tmp_path: Pat
     assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
 
 
+def test_a_raise_on_the_written_world_is_told_on_a_small_world(tmp_path: Path):
+    """An exception that escapes evaluate_run on "everything at once" (the
+    learner's file check catches OSError, not the boundary's AgentError) is
+    told on a world of a few facts where it escapes alike, in the words it
+    was raised with there; its test fails with that headline on the
+    learner's folder and passes on the bundled evaluator (Day 7: a check
+    whose evidence is unavailable fails, and a learner reads the smallest
+    world that shows the raise)."""
+    from judge.compared import raise_test
+
+    folder = learner_folder(tmp_path, "raises", "bug:file-catches-oserror-only")
+    target = load_target(impl_path=folder, level="hardened")
+    world: World = EXAMPLE_WORLDS["everything at once"]
+    with pytest.raises(InvariantFailure) as raised:
+        with judging(world, target), materialise(world, target) as built:
+            evaluate(target, built)
+    failure = raised.value
+    assert failure.headline.startswith("evaluate_run(run, workspace, receipts, case)")
+    assert " raised AgentError: " in failure.headline
+    assert len((failure.unnarrowed or failure.whole_world).splitlines()) > 50
+    assert told_smaller(failure)
+    lines = failure.whole_world.splitlines()
+    assert len(lines) <= 5, failure.whole_world
+    assert sum(line.startswith("file ") for line in lines) == 1, failure.whole_world
+    assert " raised AgentError: " in failure.headline, failure.headline
+    assert failure.reproduce.startswith(PLAIN_MARK), failure.reproduce[:300]
+    script = tmp_path / "test_lesson.py"
+    script.write_text(failure.reproduce, encoding="utf-8")
+    ran = _plain_python(script, tmp_path)
+    assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
+    _, small = failure.raised_on
+    clean = learner_folder(tmp_path, "clean")
+    script.write_text(raise_test(small, failure, folder=str(clean)), encoding="utf-8")
+    ran = _plain_python(script, tmp_path)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+
+
 # --- every lesson of a class of planted bugs ------------------------------------------
 
 #: Two mistakes at once, as the issue met them: each lesson must still say
@@ -524,6 +561,45 @@ def test_a_reduction_keeps_nothing_the_target_does_not_get_wrong(monkeypatch):
     assert reduce.reduced(load_target(), seen, fresh_rows, tries=5) is None
     assert 1 <= len(calls) <= 5
     assert all(c.receipts and c.receipts[-1] == world.receipts[-1] for c in calls)
+
+
+def test_a_raise_is_reduced_only_while_the_same_exception_escapes_the_same_function():
+    """A raise lesson's world is made smaller only while evaluate_run raises
+    the same exception type from the same function (its cause): a smaller
+    world where another type escapes, or the same type from another
+    function, shows another mistake and is not kept."""
+    from judge.reduce import reduced_raise
+    from strategies import FileFact
+
+    call = "evaluate_run(run, workspace, receipts, case)"
+
+    def lesson(raised: str, cause: str) -> InvariantFailure:
+        return InvariantFailure(
+            world="",
+            expected="to return an EvaluationReport",
+            observed=f"{call} raised {raised}",
+            headline=f"{call} raised {raised}, but should return an EvaluationReport",
+            cause=cause,
+        )
+
+    def rows_of(target, world):
+        held = {fact.index for fact in world.files}
+        if 2 in held:  # the mistake told: KeyError from _file_check
+            raise lesson(f"KeyError: 'f{len(held)}'", "raises:evaluate_run:_file_check")
+        if 5 in held:  # the same type from another function
+            raise lesson("KeyError: 'x'", "raises:evaluate_run:_receipt_check")
+        if held:  # another type from the same function
+            raise lesson("TypeError: no", "raises:evaluate_run:_file_check")
+        return ()
+
+    files = tuple(FileFact(index=n, parts=("src", f"f{n}.txt")) for n in range(8))
+    world = World(files=files)
+    seen = lesson("KeyError: 'f8'", "raises:evaluate_run:_file_check")
+    found = reduced_raise(None, world, seen, rows_of)
+    assert found is not None
+    small, there = found
+    assert [fact.index for fact in small.files] == [2]
+    assert there.observed == f"{call} raised KeyError: 'f1'"
 
 
 def test_the_command_names_a_checkouts_folder_relative_to_its_root(tmp_path: Path):

@@ -8,14 +8,13 @@ from hypothesis import example, given, note
 from hypothesis import strategies as st
 
 from judge import (
-    InvariantFailure,
+    assert_names,
     call_target,
     evaluate,
     fail,
     judging,
     materialise,
     report_view,
-    shown_names,
     shown_row,
 )
 from judge.causes import RENDER_GRAMMAR
@@ -55,36 +54,12 @@ def test_one_check_per_fact_named_and_ordered_by_the_contract(
     with judging(world, target):
         with materialise(world, target) as built:
             report = evaluate(target, built)
-        names = [row[0] for row in report_view(report)]
         want = [check.name for check in truth(world)]
-        if names != want:
-            if sorted(names) == sorted(want):
-                hint = (
-                    "keep the contract's order: final, files, results, receipts,"
-                    " each group in case order; do not sort"
-                )
-            elif len(names) == len(want):
-                hint = (
-                    "name file checks with the normalised path (file:a/b for"
-                    " './a//b'), result checks with the tool, receipt checks with"
-                    " the call id"
-                )
-            else:
-                hint = (
-                    "one check per declared fact: a repeated result expectation is"
-                    " checked (and listed) twice"
-                )
-            try:
-                fail(
-                    world=describe(world),
-                    expected=f"checks [{shown_names(want, names)}]",
-                    observed=f"checks [{shown_names(names, want)}]",
-                    hint=placed(hint, "evaluate_run"),
-                )
-            except InvariantFailure as failure:
-                # judging's plain test: the report's checks are `want`.
-                failure.names_wanted = (tuple(want), target.level)
-                raise
+        # The names lesson every invariant gives (judge.verdicts): one
+        # cause, and its world told small at the end.
+        assert_names(
+            report_view(report), want, world=describe(world), level=target.level
+        )
 
 
 def _verdict_hint(passed: bool) -> str:

@@ -9,7 +9,17 @@ from _written_worlds import EXAMPLE_WORLDS, examples
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from judge import assert_truth, evaluate, fail, judged, judging, materialise, shown_row
+from judge import (
+    assert_truth,
+    evaluate,
+    fail,
+    judged,
+    judging,
+    materialise,
+    shown_row,
+    verdict_cause,
+)
+from judge.compared import store_kinds_test
 from judge.fixes import placed
 from strategies import World, describe, log_facts, truth, worlds
 
@@ -71,6 +81,19 @@ def test_memory_and_path_stores_give_the_same_report(target, pair) -> None:
     memory_world, path_world = pair
     note(describe(path_world))
     in_memory, over_log = (judged(target, world) for world in pair)
+    over = ("the same world with its receipts over a log", path_world, None)
+
+    def plain(folder: str, lesson) -> str:
+        return store_kinds_test(
+            memory_world, path_world, truth(path_world), target.level, folder=folder
+        )
+
+    with judging(memory_world, target, then=over, plain=plain):
+        _assert_same_reports(in_memory, over_log, memory_world, path_world, target)
+
+
+def _assert_same_reports(in_memory, over_log, memory_world, path_world, target):
+    """Every check of the two reports alike, and as many of them."""
     rows = zip(in_memory, over_log, truth(path_world), strict=False)
     for memory_row, log_row, check in rows:
         if not check.same(memory_row, log_row, target.level):
@@ -84,6 +107,9 @@ def test_memory_and_path_stores_give_the_same_report(target, pair) -> None:
                     " same verdicts",
                     "evaluate_run",
                 ),
+                # Which side is wrong aside: a wrong verdict of the group,
+                # told once with truth's and independence's.
+                cause=verdict_cause(check, None),
             )
     if len(in_memory) != len(over_log):
         fail(
