@@ -488,14 +488,11 @@ def argument_test(
 
 def normalisation_test(
     written: str, normal: str, duplicate: Any, *, binding: bool, folder: str
-) -> str | None:
+) -> str:
     """path-normalisation: `written` is stored as `normal` (a file path and a
     changed artifact), normalising it again changes nothing, and a case
-    declaring both spellings (`duplicate`, a case specification) is refused;
-    None when the specification's code needs the judge."""
+    declaring both spellings (`duplicate`, a case specification) is refused."""
     code = plain_code(duplicate.code)
-    if code is None:
-        return None
     file = f"FileExpectation({written!r}, 'x')"
     receipt = f"ReceiptExpectation('call-1', 'edit_file', 'ok', 'x', ({written!r},))"
     steps = [

@@ -9,7 +9,7 @@ each worded as the judge's own function it stands for.
 
 from __future__ import annotations
 
-from judge.snippets import SHORT
+from judge.snippets import RECAST, SHORT
 
 __all__ = ["HELPERS"]
 
@@ -42,6 +42,7 @@ HELPERS: dict[str, list[str]] = {
         "    return f'{named}: {text}' if text else named",
     ],
     "_short": SHORT,
+    "recast": RECAST,
     # How a report is not shaped like an EvaluationReport, as the judge
     # words it (judge.shape.report_problem), or None.
     # How a report is not shaped like an EvaluationReport, as the judge

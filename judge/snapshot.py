@@ -143,16 +143,23 @@ def _bytes(data: object) -> str:
     return text if len(text) <= 60 else text[:56] + "...'"
 
 
-def tree_changes(before: dict[str, Entry], after: dict[str, Entry]) -> list[str]:
-    """What differs between two snapshots, one sentence per path."""
+def tree_changes(
+    before: dict[str, Entry], after: dict[str, Entry], root: str = ""
+) -> list[str]:
+    """What differs between two snapshots, one sentence per path; `root`,
+    the workspace root's name in the tree, said as "ws", the name a plain
+    test gives it (the judge pads it to a fixed length: judge.evidence)."""
     changes = []
     for path in sorted(before.keys() | after.keys()):
+        said = path
+        if root and (path == root or path.startswith(root + os.sep)):
+            said = "ws" + path[len(root) :]
         if path not in after:
-            changes.append(f"{path} was removed")
+            changes.append(f"{said} was removed")
         elif path not in before:
-            changes.append(f"{path} was created")
+            changes.append(f"{said} was created")
         elif before[path] != after[path]:
-            changes.append(f"{path}: {_what_changed(before[path], after[path])}")
+            changes.append(f"{said}: {_what_changed(before[path], after[path])}")
     return changes
 
 

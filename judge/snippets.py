@@ -48,10 +48,12 @@ from strategies.world import ExpectedCheck, World
 __all__ = [
     "ABORTED",
     "PLAIN_MARK",
+    "RECAST",
     "REDRAW_MARK",
     "SHORT",
     "TOO_LONG",
     "WRITE",
+    "KEPT_STATE",
     "build_lines",
     "case_of",
     "literal",
@@ -160,6 +162,16 @@ TOO_LONG = (
 )
 
 
+#: Why a lesson about state kept from earlier calls (a verdict wrong here
+#: and right on the same world built afresh) gets the day7-verify line: a
+#: test file evaluating the world once starts with no such state.
+KEPT_STATE = (
+    "a verdict that depends on what your code kept from the calls before it"
+    " in the same process, which a test file evaluating this world once does"
+    " not make"
+)
+
+
 def redraw_note(
     why: str, folder: str, seed: int | None, profile: str | None = None
 ) -> str:
@@ -170,7 +182,7 @@ def redraw_note(
     if profile is not None:
         again += f" --profile {profile}"
     again += "" if seed is None else f" --seed {seed}"
-    if why not in (*ABORTED.values(), TOO_LONG):
+    if why not in (*ABORTED.values(), TOO_LONG, KEPT_STATE):
         why += ", which a test file does not build plainly"
     return "\n".join(
         [
@@ -739,6 +751,19 @@ SHORT = [
 ]
 
 
+#: A subclass of a course class, as the judge makes one (judge.remote
+#: `recast`): the instance's class swapped for a subclass adding nothing.
+RECAST = [
+    "def recast(instance, base, name):",
+    "    # `instance` made an instance of `name`, a subclass of its class `base`",
+    "    # that adds nothing (a frozen dataclass's fields are kept as they are).",
+    "    assert type(instance).__name__ == base",
+    "    subclass = type(name, (type(instance),), {'__slots__': ()})",
+    "    object.__setattr__(instance, '__class__', subclass)",
+    "    return instance",
+]
+
+
 def _header(name: str, says: str, folder: str, names_used: str) -> list[str]:
     """A plain test's first lines: where to save it, how to run it, what it
     checks, the imports and the learner's folder as a package of its own."""
@@ -759,12 +784,14 @@ def _header(name: str, says: str, folder: str, names_used: str) -> list[str]:
 
 
 def _footer(name: str, steps: Sequence[str]) -> list[str]:
+    subclassed = any("recast(" in step for step in steps)
     return [
         "",
         "",
         *SHORT,
         "",
         "",
+        *([*RECAST, "", ""] if subclassed else []),
         f"def {name}():",
         *(f"    {line}" for line in steps),
         "",
@@ -775,12 +802,10 @@ def _footer(name: str, steps: Sequence[str]) -> list[str]:
     ]
 
 
-def plain_code(code: str) -> str | None:
+def plain_code(code: str) -> str:
     """A case specification's code (`strategies.cases.Spec.code`, which
-    names the target's classes as `target.X`) with the course's names, or
-    None when it needs the judge (a subclass `recast` of one)."""
-    if "recast(" in code:
-        return None
+    names the target's classes as `target.X`) with the course's names (a
+    subclass made by `recast`, which the test then defines: `RECAST`)."""
     return re.sub(r"\btarget\.", "", code)
 
 
@@ -820,13 +845,11 @@ def refusal_steps(code: str, names: Sequence[str], *, binding: bool) -> list[str
 
 def refusal_test(
     what: str, code: str, names: Sequence[str], *, binding: bool, folder: str
-) -> str | None:
+) -> str:
     """A plain test that `code` (a case specification's) raises ValueError
     (naming one of `names`, when `binding`), its messages the lesson's
-    headlines; None when the code needs the judge."""
+    headlines."""
     plain = plain_code(code)
-    if plain is None:
-        return None
     wanted = " or ".join(repr(n) for n in names)
     steps = refusal_steps(plain, names, binding=binding)
     name = _slug(what)
@@ -843,13 +866,11 @@ def refusal_test(
 
 def acceptance_test(
     what: str, code: str, holds: Sequence[tuple[str, object]], *, folder: str
-) -> str | None:
+) -> str:
     """A plain test that `code` (a valid case specification's) builds an
     object holding `holds` (attribute, value; `len(x)` for a length), its
-    messages the lesson's headlines; None when the code needs the judge."""
+    messages the lesson's headlines."""
     plain = plain_code(code)
-    if plain is None:
-        return None
     raised = (
         "f'{WHAT} raised {type(error).__name__}: {said}, but should return normally'"
     )

@@ -32,6 +32,7 @@ from judge.maker import built_by
 from judge.reduce import Misjudged, Stopped, reduced, reduced_raise, smallest
 from judge.snippets import (
     ABORTED,
+    KEPT_STATE,
     TOO_LONG,
     lesson_test,
     redraw_note,
@@ -357,10 +358,16 @@ def judging(
     before: World | None = None,
     rewrite: tuple[tuple[str, int], str] | None = None,
     plain: Plain | None = None,
+    again: Callable[[World], None] | None = None,
 ) -> Iterator[None]:
     """Lessons raised inside say which world broke them, and how to rebuild it
     (and, with `then`, the second world they compare it with; with `body`,
     what to do on it: `reproduction`).
+
+    `again(world)` judges another world as the property does, raising its
+    lesson (inside a `judging` of its own): a lesson raised here is then
+    told again on the smallest world found that gives the same lesson
+    (`told_smaller`), where no narrower reduction applies.
 
     A wrong verdict of one check (`seen_wrong`) gets the plain test a learner
     keeps (`plain_test`), when `context` says nothing beyond the world or
@@ -414,6 +421,15 @@ def judging(
                 failure.reproduce = plain_test(
                     world, target, check, level, before=before, rewrite=rewrite
                 )
+        if again is not None and then is None and world.plan is None:
+            failure.again = (again, world)
+        kept = failure.cause == "stateless:kept-evidence" and before is None
+        if one_verdict and kept and not failure.reproduce:
+            # Wrong here, right on the world built afresh: what earlier calls
+            # left behind, which the seed's run makes again.
+            failure.reproduce = redraw_note(
+                KEPT_STATE, _folder(target), _seed(), _profile()
+            )
         if not failure.reproduce and world.plan is None:
             failure.reproduce = _plain_other(failure, world, target, then, plain, body)
             if then is None and body is None and not context and _raised_alone(failure):
@@ -597,7 +613,11 @@ def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     the world told (judge.maker), when one is seen."""
     misjudged = getattr(failure, "misjudged", None)
     if misjudged is None:
-        return _raise_told_smaller(failure) or _names_told_smaller(failure)
+        return (
+            _raise_told_smaller(failure)
+            or _names_told_smaller(failure)
+            or _again_told_smaller(failure)
+        )
     target, seen = misjudged
     found = reduced(target, seen, fresh_rows)
     if found is None:
@@ -662,6 +682,53 @@ def _raise_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
         )
     if not failure.reproduce:
         failure.reproduce = reproduction(small, target, topic=checked(failure))
+    return True
+
+
+def _rule(lesson: InvariantFailure) -> tuple[str, str]:
+    """What a lesson is about, whatever values it quotes: its cause, and
+    what it expected up to the values ("the same report twice: ...")."""
+    return lesson.cause, lesson.expected.split(": ", 1)[0]
+
+
+def _again_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
+    """Tell `failure` on the smallest world found on which the property
+    (`judging`'s `again`) raises the same lesson: the same cause and the
+    same rule (what it expected); whether it was told again so. The smaller
+    world's lesson is told whole, its own snippet with it."""
+    replay = getattr(failure, "again", None)
+    if replay is None or not isinstance(failure, InvariantFailure):
+        return False
+    again, world = replay
+
+    def same(small: World) -> InvariantFailure | None:
+        try:
+            truth(small)  # a world the contract takes: else no candidate
+            again(small)
+        except CallAborted as stopped:
+            raise Stopped from stopped
+        except InvariantFailure as lesson:
+            return lesson if _rule(lesson) == _rule(failure) else None
+        except (ValueError, RuntimeError):
+            return None
+        return None
+
+    found = smallest(world, "", same)
+    if found is None:
+        return False
+    small, there = found
+    facts = sum(1 for _ in world.kinds()) - 2  # the final and the log
+    for field in ("observed", "headline", "hint", "reproduce"):
+        setattr(failure, field, getattr(there, field))
+    failure.world = "\n".join(
+        [
+            there.whole_world,
+            f"(the world the test met, {facts} declared fact(s), made smaller:"
+            " the same lesson here)",
+        ]
+    )
+    failure.unnarrowed = ""
+    failure.again = (again, small)
     return True
 
 

@@ -348,6 +348,33 @@ def test_a_raise_on_the_written_world_is_told_on_a_small_world(tmp_path: Path):
     assert ran.returncode == 0, ran.stderr[-2000:]
 
 
+def test_a_verdict_wrong_only_after_earlier_calls_gets_the_day7_verify_line():
+    """A verdict wrong on a world evaluated after other calls, and right on
+    it built afresh (state kept from the calls before), carries the
+    day7-verify line that makes those calls again, saying why, never a test
+    that evaluates the world once and would pass (Day 7 task 6: a stable
+    report does not depend on what came before)."""
+    from evaluator import EvaluationCheck, EvaluationReport
+    from judge.lessons import REDRAW_MARK
+    from judge.snippets import KEPT_STATE
+
+    world = EXAMPLE_WORLDS["file exact"]
+    expected = truth(world)
+    flipped = EvaluationReport(
+        tuple(EvaluationCheck(c.name, not c.passed, "kept") for c in expected)
+    )
+    with pytest.raises(InvariantFailure) as raised:
+        with judging(world, load_target(), "evaluated first"):
+            try:
+                assert_truth(flipped, expected)
+            except InvariantFailure as wrong:
+                wrong.cause = "stateless:kept-evidence"
+                raise
+    said = raised.value.reproduce
+    assert said.startswith(f"{REDRAW_MARK} {KEPT_STATE}."), said
+    assert "day7-verify " in said and "import" not in said
+
+
 # --- every lesson of a class of planted bugs ------------------------------------------
 
 #: Two mistakes at once, as the issue met them: each lesson must still say
@@ -460,7 +487,7 @@ def test_every_lesson_of_a_planted_class_says_what_its_snippet_shows(
 
 def _spec_tests(folder: str, binding: bool) -> dict[str, str]:
     """The plain test of every written case specification, valid or not."""
-    made: dict[str, str | None] = {}
+    made: dict[str, str] = {}
     for spec in [*example_invalid_specs(), *wrong_type_specs()]:
         made[f"refused {spec.what}"] = refusal_test(
             spec.what,
@@ -473,7 +500,7 @@ def _spec_tests(folder: str, binding: bool) -> dict[str, str]:
         made[f"accepted {spec.what}"] = acceptance_test(
             spec.what, spec.code, spec.holds, folder=folder
         )
-    return {what: source for what, source in made.items() if source}
+    return made
 
 
 def test_every_written_specifications_test_passes_on_the_bundled_evaluator(
@@ -513,8 +540,6 @@ def test_a_planted_specification_bugs_test_fails_with_its_lesson(tmp_path: Path)
             source = refusal_test(
                 spec.what, spec.code, spec.names, binding=True, folder=str(folder)
             )
-            if source is None:
-                continue
             try:
                 with judging(World(), target):
                     expect_error(
@@ -536,6 +561,46 @@ def test_a_planted_specification_bugs_test_fails_with_its_lesson(tmp_path: Path)
             break  # one specification a bug
     assert wrong == {}
     assert tried >= 5
+
+
+def test_a_planted_bug_refusing_a_valid_specification_gets_a_test_that_fails(
+    tmp_path: Path,
+):
+    """For each planted bug of task 1 that refuses (or changes) a written
+    valid specification, a subclass of a course class among them, the
+    lesson's snippet is a plain test (the subclass made in plain Python,
+    never the judge's `recast`) that fails with the lesson's headline."""
+    import importlib
+
+    specification = importlib.import_module("test_specification")
+    specification.note = lambda *args, **kwargs: None
+    accepted = specification.test_every_valid_specification_is_accepted_as_written
+    wrong: dict[str, str] = {}
+    told: set[str] = set()
+    for bug in BUGS:
+        if bug.task != "case":
+            continue
+        folder = learner_folder(tmp_path, bug.name, f"bug:{bug.name}")
+        target = load_target(impl_path=folder, level="hardened")
+        for spec in example_valid_specs():
+            try:
+                accepted.hypothesis.inner_test(target, spec)
+            except InvariantFailure as failure:
+                lesson = failure
+            else:
+                continue
+            told.add(bug.name)
+            if not lesson.reproduce.startswith(PLAIN_MARK):
+                wrong[f"{bug.name}: {spec.what}"] = lesson.reproduce[:300]
+                break
+            script = tmp_path / "test_spec.py"
+            script.write_text(lesson.reproduce, encoding="utf-8")
+            ran = _plain_python(script, tmp_path)
+            if f"AssertionError: {lesson.headline}" not in ran.stderr:
+                wrong[f"{bug.name}: {spec.what}"] = ran.stderr[-600:]
+            break  # one specification a bug
+    assert wrong == {}
+    assert "case-items-exact-type" in told, sorted(told)
 
 
 # --- the reduction's bounds ----------------------------------------------------------
@@ -561,6 +626,38 @@ def test_a_reduction_keeps_nothing_the_target_does_not_get_wrong(monkeypatch):
     assert reduce.reduced(load_target(), seen, fresh_rows, tries=5) is None
     assert 1 <= len(calls) <= 5
     assert all(c.receipts and c.receipts[-1] == world.receipts[-1] for c in calls)
+
+
+def test_a_read_only_lesson_on_the_written_world_is_told_on_a_small_world(
+    tmp_path: Path,
+):
+    """A learner whose file check creates a missing file breaks read-only on
+    "everything at once"; the lesson is told again on a world of a few
+    facts that breaks it the same way, in that world's words (the root
+    named as its test names it), and its plain test fails with them (Day 7
+    task 7: evaluation is read-only, and a learner reads the smallest world
+    that shows the write)."""
+    import importlib
+
+    read_only = importlib.import_module("test_read_only")
+    read_only.note = lambda *args, **kwargs: None
+    body = read_only.test_evaluation_changes_nothing_and_calls_no_tool
+    folder = learner_folder(tmp_path, "writes", "bug:file-created-when-missing")
+    target = load_target(impl_path=folder, level="hardened")
+    with pytest.raises(InvariantFailure) as raised:
+        body.hypothesis.inner_test(target, EXAMPLE_WORLDS["everything at once"])
+    failure = raised.value
+    assert len((failure.unnarrowed or failure.whole_world).splitlines()) > 50
+    assert told_smaller(failure)
+    lines = failure.whole_world.splitlines()
+    assert len(lines) <= 5, failure.whole_world
+    assert failure.expected.startswith("the temporary tree unchanged")
+    assert " was created" in failure.headline and "ws-" not in failure.headline
+    assert failure.reproduce.startswith(PLAIN_MARK), failure.reproduce[:300]
+    script = tmp_path / "test_lesson.py"
+    script.write_text(failure.reproduce, encoding="utf-8")
+    ran = _plain_python(script, tmp_path)
+    assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
 
 
 def test_a_raise_is_reduced_only_while_the_same_exception_escapes_the_same_function():

@@ -54,14 +54,23 @@ def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> N
     through, nor execute, write_file, edit_file, run_command, list_files or
     the approval callback.
     """
+    note(describe(world))
+    _read_only(target, world)
+
+
+def _read_only(target, world: World) -> None:
+    """The property on one world: its lesson, told again on a smaller world
+    that gives the same one (judging's `again`)."""
     words = describe(world)
-    note(words)
 
     def plain(folder: str, lesson) -> str | None:
         return read_only_test(world, lesson, folder=folder)
 
+    def again(smaller: World) -> None:
+        _read_only(target, smaller)
+
     with (
-        judging(world, target, body=evaluated_twice, plain=plain),
+        judging(world, target, body=evaluated_twice, plain=plain, again=again),
         materialise(world, target) as built,
     ):
         calls = spy_on(built)
@@ -73,7 +82,9 @@ def test_evaluation_changes_nothing_and_calls_no_tool(target, world: World) -> N
         second = evaluate(target, built)
         second_rows = report_view(second)
         second_text = call_target("report.render()", second.render)
-        changes = tree_changes(tree_before, tree_snapshot(built.tree))
+        changes = tree_changes(
+            tree_before, tree_snapshot(built.tree), root=built.root.name
+        )
         state_after = object_state(built)
         _judge(words, calls, changes, state_before, state_after)
         if first_rows != second_rows or first_text != second_text:

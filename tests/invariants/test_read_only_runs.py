@@ -154,7 +154,7 @@ def test_evaluating_a_real_run_changes_nothing(target, world: World):
         tree = tree_snapshot(built.tree)
         before = _state(built)
         first = _evaluate_spied(target, built)
-        changes = tree_changes(tree, tree_snapshot(built.tree))
+        changes = tree_changes(tree, tree_snapshot(built.tree), root=built.root.name)
         if changes:
             fail(
                 world="",

@@ -74,7 +74,7 @@ def _refused(target, spec: Spec) -> None:
     __tracebackhide__ = True
     binding = spec.binds or target.level == "hardened"
 
-    def plain(folder: str, lesson: object = None) -> str | None:
+    def plain(folder: str, lesson: object = None) -> str:
         return refusal_test(
             spec.what, spec.code, spec.names, binding=binding, folder=folder
         )
@@ -172,7 +172,7 @@ def test_every_valid_specification_is_accepted_as_written(
     note(spec.what)
     names = ["call_target", "recast"]
 
-    def plain(folder: str, lesson: object = None) -> str | None:
+    def plain(folder: str, lesson: object = None) -> str:
         return acceptance_test(spec.what, spec.code, spec.holds, folder=folder)
 
     with reproducing(target, lambda topic: _accepting(spec, topic), names, plain=plain):
@@ -254,7 +254,7 @@ def test_paths_are_stored_normalised_and_equal_paths_collide(target, path) -> No
             *_refusing(duplicate, topic),
         ]
 
-    def plain(folder: str, lesson) -> str | None:
+    def plain(folder: str, lesson) -> str:
         binding = duplicate.binds or target.level == "hardened"
         return normalisation_test(
             written, normal, duplicate, binding=binding, folder=folder
