@@ -660,6 +660,64 @@ def test_a_read_only_lesson_on_the_written_world_is_told_on_a_small_world(
     assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
 
 
+def test_wrong_check_names_are_one_lesson_told_on_a_small_world(tmp_path: Path):
+    """A report whose checks come in another order is report-shape's names
+    lesson, told on a world of a few facts when met on "everything at
+    once", its test failing with its headline; the same names mistake met
+    by tampered-log and independence carries the same cause, so a learner
+    reads it once (Day 7 task 6: stable names in the contract's order)."""
+    import importlib
+
+    def inner(module: str, name: str):
+        tests = importlib.import_module(module)
+        tests.note = lambda *args, **kwargs: None
+        return getattr(tests, name).hypothesis.inner_test
+
+    folder = learner_folder(tmp_path, "names", "bug:receipts-before-results")
+    target = load_target(impl_path=folder, level="hardened")
+    shape = inner(
+        "test_report", "test_one_check_per_fact_named_and_ordered_by_the_contract"
+    )
+    with pytest.raises(InvariantFailure) as raised:
+        shape(target, EXAMPLE_WORLDS["everything at once"])
+    failure = raised.value
+    assert failure.cause == "names:order"
+    assert told_smaller(failure)
+    assert len(failure.whole_world.splitlines()) <= 6, failure.whole_world
+    script = tmp_path / "test_lesson.py"
+    script.write_text(failure.reproduce, encoding="utf-8")
+    ran = _plain_python(script, tmp_path)
+    assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
+
+    from strategies import PASSING_WORLD, perturbations
+
+    renamed = learner_folder(tmp_path, "renamed", "bug:receipt-named-by-tool")
+    target = load_target(impl_path=renamed, level="hardened")
+    independence = inner(
+        "test_independence", "test_one_changed_fact_flips_its_own_check_and_no_other"
+    )
+    causes = set()
+    for change in perturbations(PASSING_WORLD):
+        try:
+            independence(target, pair=(PASSING_WORLD, change))
+        except InvariantFailure as lesson:
+            causes.add(lesson.cause)
+    assert "names:spelling" in causes and "invariant:independence" not in causes
+    tampering = inner(
+        "test_tampering",
+        "test_a_tampered_log_fails_every_receipt_check_and_nothing_else",
+    )
+    from _written_worlds import LOG_EXAMPLES
+
+    made = importlib.import_module("test_tampering")
+    case = made._tampered(
+        EXAMPLE_WORLDS["everything at once"], LOG_EXAMPLES["non_json"]
+    )
+    with pytest.raises(InvariantFailure) as raised:
+        tampering(target, case=case)
+    assert raised.value.cause == "names:spelling", raised.value.headline
+
+
 def test_a_raise_is_reduced_only_while_the_same_exception_escapes_the_same_function():
     """A raise lesson's world is made smaller only while evaluate_run raises
     the same exception type from the same function (its cause): a smaller
