@@ -659,31 +659,47 @@ def _raise_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     if found is None:
         return False
     small, there = found
+    for field in ("expected", "observed", "headline", "hint"):
+        setattr(failure, field, getattr(there, field))
+    failure.raised_on = (target, small)
+    from judge import compared
+
+    _made_smaller(
+        failure,
+        target,
+        (world, small),
+        "evaluate_run raises the same way",
+        lambda folder: compared.raise_test(small, failure, folder=folder),
+    )
+    return True
+
+
+def _made_smaller(
+    failure: InvariantFailure,
+    target: Any,
+    worlds: tuple[World, World],
+    same_way: str,
+    write: Callable[[str], str],
+) -> None:
+    """Tell `failure` on the smaller of `worlds` (the world met, the world
+    found), where its mistake shows `same_way`: that world in words, and
+    its plain test (`write(folder)`) or the day7-verify line."""
+    world, small = worlds
     facts = sum(1 for _ in world.kinds()) - 2  # the final and the log
     failure.world = "\n".join(
         [
             describe(small),
             f"(the world the test met, {facts} declared fact(s), made smaller:"
-            " evaluate_run raises the same way here)",
+            f" {same_way} here)",
         ]
     )
     failure.unnarrowed = ""
-    for field in ("expected", "observed", "headline", "hint"):
-        setattr(failure, field, getattr(there, field))
-    failure.raised_on = (target, small)
     folder = _folder(target)
     why = why_not_plain(small)
     if why:
         failure.reproduce = redraw_note(why, folder, _seed(), _profile())
     else:
-        from judge import compared
-
-        failure.reproduce = _kept(
-            compared.raise_test(small, failure, folder=folder), target
-        )
-    if not failure.reproduce:
-        failure.reproduce = reproduction(small, target, topic=checked(failure))
-    return True
+        failure.reproduce = _kept(write(folder), target)
 
 
 def _rule(lesson: InvariantFailure) -> tuple[str, str]:
@@ -761,31 +777,20 @@ def _names_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     if found is None:
         return False
     small, (names, want) = found
-    facts = sum(1 for _ in world.kinds()) - 2  # the final and the log
-    failure.world = "\n".join(
-        [
-            describe(small),
-            f"(the world the test met, {facts} declared fact(s), made smaller:"
-            " the report's checks are wrong the same way here)",
-        ]
-    )
-    failure.unnarrowed = ""
     failure.expected = f"checks [{shown_names(want, names)}]"
     failure.observed = f"checks [{shown_names(names, want)}]"
     failure.headline = headline_of(failure.observed, failure.expected)
     failure.names_wanted = (tuple(want), level)
     failure.names_on = (target, small)
-    folder = _folder(target)
-    why = why_not_plain(small)
-    if why:
-        failure.reproduce = redraw_note(why, folder, _seed(), _profile())
-    else:
-        failure.reproduce = _kept(
-            lesson_test(small, None, names=tuple(want), level=level, folder=folder),
-            target,
-        )
-    if not failure.reproduce:
-        failure.reproduce = reproduction(small, target, topic=checked(failure))
+    _made_smaller(
+        failure,
+        target,
+        (world, small),
+        "the report's checks are wrong the same way",
+        lambda folder: lesson_test(
+            small, None, names=tuple(want), level=level, folder=folder
+        ),
+    )
     return True
 
 
