@@ -30,6 +30,10 @@ from day7_verify.reports._report import ClassReport, LearnerVerdict, lesson
 from day7_verify.reports._verdict import OUTSIDE_WRITES, at_level
 from judge.ordering import HARDENED_ONLY, invariants_at
 
+# The page is our text, read by a real browser: nothing of it is the
+# interpreter's.
+pytestmark = pytest.mark.once
+
 _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 BROWSER = next((found for name in _BROWSERS if (found := shutil.which(name))), None)
 needs_browser = pytest.mark.skipif(

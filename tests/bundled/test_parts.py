@@ -25,6 +25,10 @@ from day7_verify.reports._evidence import read_progress
 from judge.ordering import INVARIANT_ORDER, rank
 from judge.parts import COSTS, assign, join_summaries, parse_part
 
+# The suite's parts and their costs are the suite's own layout: nothing of
+# it is the interpreter's.
+pytestmark = pytest.mark.once
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -311,6 +311,7 @@ def test_two_mistakes_give_the_written_worlds_lesson_a_small_world(tmp_path: Pat
     assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
 
 
+@pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
 def test_a_raise_on_the_written_world_is_told_on_a_small_world(tmp_path: Path):
     """An exception that escapes evaluate_run on "everything at once" (the
     learner's file check catches OSError, not the boundary's AgentError) is
@@ -525,6 +526,7 @@ def test_every_written_specifications_test_passes_on_the_course_reference(
     assert {n: s for n, s in said.items() if s} == {}
 
 
+@pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
 def test_a_planted_specification_bugs_test_fails_with_its_lesson(tmp_path: Path):
     """For each planted bug of task 1 (declare the case) that accepts a
     written invalid specification, that specification's plain test fails
@@ -563,6 +565,7 @@ def test_a_planted_specification_bugs_test_fails_with_its_lesson(tmp_path: Path)
     assert tried >= 5
 
 
+@pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
 def test_a_planted_bug_refusing_a_valid_specification_gets_a_test_that_fails(
     tmp_path: Path,
 ):
@@ -628,6 +631,7 @@ def test_a_reduction_keeps_nothing_the_target_does_not_get_wrong(monkeypatch):
     assert all(c.receipts and c.receipts[-1] == world.receipts[-1] for c in calls)
 
 
+@pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
 def test_a_read_only_lesson_on_the_written_world_is_told_on_a_small_world(
     tmp_path: Path,
 ):
@@ -660,6 +664,7 @@ def test_a_read_only_lesson_on_the_written_world_is_told_on_a_small_world(
     assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
 
 
+@pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
 def test_wrong_check_names_are_one_lesson_told_on_a_small_world(tmp_path: Path):
     """A report whose checks come in another order is report-shape's names
     lesson, told on a world of a few facts when met on "everything at
