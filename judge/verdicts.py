@@ -611,7 +611,10 @@ def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     inside `judging`), on the smallest world found that the target gets
     wrong the same way (judge.reduce); whether it was told again so. Either
     way its hint names the learner's function seen building that check on
-    the world told (judge.maker), when one is seen."""
+    the world told (judge.maker), when one is seen. A lesson of another
+    kind on one world is told smaller as its kind says: evaluate_run
+    raising, the report's checks misnamed, or what `judging`'s `again`
+    gives again."""
     misjudged = getattr(failure, "misjudged", None)
     if misjudged is None:
         return (
@@ -735,7 +738,7 @@ def _again_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
         return False
     small, there = found
     facts = sum(1 for _ in world.kinds()) - 2  # the final and the log
-    for field in ("observed", "headline", "hint", "reproduce"):
+    for field in ("expected", "observed", "headline", "hint", "reproduce"):
         setattr(failure, field, getattr(there, field))
     failure.world = "\n".join(
         [
