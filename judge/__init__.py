@@ -25,7 +25,7 @@ _HOMES = {
     "judge.build": "build_in materialise",
     "judge.built": "evidence_bytes rewrite_evidence rewrite_in_root scratch_parent",
     "judge.steps": "make_case",
-    "judge.verdicts": "assert_names assert_truth evaluate judged judging names_cause"
+    "judge.verdicts": "assert_names assert_truth evaluate judged judging"
     " rows_without_tree seen_wrong shown_names shown_row told_smaller verdict_cause",
     "judge.hardened": "judge_access judge_hostile",
     "judge.snapshot": "object_state spy_on tree_changes tree_snapshot",

@@ -55,7 +55,6 @@ __all__ = [
     "evaluated_twice",
     "judged",
     "judging",
-    "names_cause",
     "reproducing",
     "reproduction",
     "plain_test",
@@ -772,7 +771,7 @@ def _names_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
             raise Stopped from stopped
         except (InvariantFailure, ValueError, RuntimeError):
             return None
-        if names == want or names_cause(names, want) != failure.cause:
+        if names == want or _names_cause(names, want) != failure.cause:
             return None
         return names, want
 
@@ -817,7 +816,7 @@ def _names_hint(observed: Sequence[str], expected: Sequence[str]) -> str:
     )
 
 
-def names_cause(observed: Sequence[str], expected: Sequence[str]) -> str:
+def _names_cause(observed: Sequence[str], expected: Sequence[str]) -> str:
     """The cause of a report whose checks are not the case's: their order,
     their names, or how many there are (as `_names_hint` tells them apart)."""
     if sorted(observed) == sorted(expected):
@@ -919,7 +918,7 @@ def assert_names(
             expected=f"checks [{shown_names(want, names)}]",
             observed=f"checks [{shown_names(names, want)}]",
             hint=placed(_names_hint(names, want), "evaluate_run"),
-            cause=names_cause(names, want),
+            cause=_names_cause(names, want),
         )
     except InvariantFailure as failure:
         failure.names_wanted = (tuple(want), level)  # judging's plain test

@@ -708,6 +708,28 @@ def test_wrong_check_names_are_one_lesson_told_on_a_small_world(tmp_path: Path):
         except InvariantFailure as lesson:
             causes.add(lesson.cause)
     assert "names:spelling" in causes and "invariant:independence" not in causes
+    # Checks sorted: the same mistake, never a leak between the checks a
+    # position-by-position comparison would pair (independence, and one
+    # wrong fact of a real run).
+    from strategies.plans import WRITTEN_WORLDS
+
+    sorting = load_target(
+        impl_path=learner_folder(tmp_path, "sorted", "bug:checks-sorted"),
+        level="hardened",
+    )
+    causes = set()
+    for change in perturbations(PASSING_WORLD):
+        try:
+            independence(sorting, pair=(PASSING_WORLD, change))
+        except InvariantFailure as lesson:
+            causes.add(lesson.cause)
+    alone = inner("test_end_to_end", "test_each_wrong_fact_fails_only_its_own_check")
+    for world in WRITTEN_WORLDS:
+        try:
+            alone(sorting, world)
+        except InvariantFailure as lesson:
+            causes.add(lesson.cause)
+    assert causes == {"names:order"}, causes
     tampering = inner(
         "test_tampering",
         "test_a_tampered_log_fails_every_receipt_check_and_nothing_else",
