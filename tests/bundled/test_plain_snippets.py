@@ -77,6 +77,29 @@ def _plain_python(script: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _says_its_headline(failure: InvariantFailure, where: Path) -> str:
+    """The lesson's test saved in `where` and run with a plain python: ""
+    when it fails with the lesson's headline, else what it said."""
+    script = where / "test_lesson.py"
+    script.write_text(failure.reproduce, encoding="utf-8")
+    ran = _plain_python(script, where)
+    return (
+        ""
+        if f"AssertionError: {failure.headline}" in ran.stderr
+        else ran.stderr[-2000:]
+    )
+
+
+def _property(module: str, name: str):
+    """A property's undecorated body, called with one example (Hypothesis's
+    `note` a no-op outside a test)."""
+    import importlib
+
+    tests = importlib.import_module(module)
+    tests.note = lambda *args, **kwargs: None
+    return getattr(tests, name).hypothesis.inner_test
+
+
 def _run_all(sources: dict[str, str], cwd: Path, where: Path) -> dict[str, str]:
     """Each source run as `__main__` in one plain Python: "" where it passed,
     else what it raised."""
@@ -305,10 +328,7 @@ def test_two_mistakes_give_the_written_worlds_lesson_a_small_world(tmp_path: Pat
     assert len(lines) <= 5, failure.whole_world
     assert sum(line.startswith("receipt '") for line in lines) == 1
     assert not any(line.startswith("file ") for line in lines)
-    script = tmp_path / "test_lesson.py"
-    script.write_text(failure.reproduce, encoding="utf-8")
-    ran = _plain_python(script, tmp_path)
-    assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
+    assert not (said := _says_its_headline(failure, tmp_path)), said
 
 
 @pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
@@ -338,12 +358,10 @@ def test_a_raise_on_the_written_world_is_told_on_a_small_world(tmp_path: Path):
     assert sum(line.startswith("file ") for line in lines) == 1, failure.whole_world
     assert " raised AgentError: " in failure.headline, failure.headline
     assert failure.reproduce.startswith(PLAIN_MARK), failure.reproduce[:300]
-    script = tmp_path / "test_lesson.py"
-    script.write_text(failure.reproduce, encoding="utf-8")
-    ran = _plain_python(script, tmp_path)
-    assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
+    assert not (said := _says_its_headline(failure, tmp_path)), said
     _, small = failure.raised_on
     clean = learner_folder(tmp_path, "clean")
+    script = tmp_path / "test_clean.py"
     script.write_text(raise_test(small, failure, folder=str(clean)), encoding="utf-8")
     ran = _plain_python(script, tmp_path)
     assert ran.returncode == 0, ran.stderr[-2000:]
@@ -573,11 +591,9 @@ def test_a_planted_bug_refusing_a_valid_specification_gets_a_test_that_fails(
     valid specification, a subclass of a course class among them, the
     lesson's snippet is a plain test (the subclass made in plain Python,
     never the judge's `recast`) that fails with the lesson's headline."""
-    import importlib
-
-    specification = importlib.import_module("test_specification")
-    specification.note = lambda *args, **kwargs: None
-    accepted = specification.test_every_valid_specification_is_accepted_as_written
+    accepted = _property(
+        "test_specification", "test_every_valid_specification_is_accepted_as_written"
+    )
     wrong: dict[str, str] = {}
     told: set[str] = set()
     for bug in BUGS:
@@ -587,7 +603,7 @@ def test_a_planted_bug_refusing_a_valid_specification_gets_a_test_that_fails(
         target = load_target(impl_path=folder, level="hardened")
         for spec in example_valid_specs():
             try:
-                accepted.hypothesis.inner_test(target, spec)
+                accepted(target, spec)
             except InvariantFailure as failure:
                 lesson = failure
             else:
@@ -641,15 +657,13 @@ def test_a_read_only_lesson_on_the_written_world_is_told_on_a_small_world(
     named as its test names it), and its plain test fails with them (Day 7
     task 7: evaluation is read-only, and a learner reads the smallest world
     that shows the write)."""
-    import importlib
-
-    read_only = importlib.import_module("test_read_only")
-    read_only.note = lambda *args, **kwargs: None
-    body = read_only.test_evaluation_changes_nothing_and_calls_no_tool
+    body = _property(
+        "test_read_only", "test_evaluation_changes_nothing_and_calls_no_tool"
+    )
     folder = learner_folder(tmp_path, "writes", "bug:file-created-when-missing")
     target = load_target(impl_path=folder, level="hardened")
     with pytest.raises(InvariantFailure) as raised:
-        body.hypothesis.inner_test(target, EXAMPLE_WORLDS["everything at once"])
+        body(target, EXAMPLE_WORLDS["everything at once"])
     failure = raised.value
     assert len((failure.unnarrowed or failure.whole_world).splitlines()) > 50
     assert told_smaller(failure)
@@ -658,10 +672,7 @@ def test_a_read_only_lesson_on_the_written_world_is_told_on_a_small_world(
     assert failure.expected.startswith("the temporary tree unchanged")
     assert " was created" in failure.headline and "ws-" not in failure.headline
     assert failure.reproduce.startswith(PLAIN_MARK), failure.reproduce[:300]
-    script = tmp_path / "test_lesson.py"
-    script.write_text(failure.reproduce, encoding="utf-8")
-    ran = _plain_python(script, tmp_path)
-    assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
+    assert not (said := _says_its_headline(failure, tmp_path)), said
 
 
 @pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
@@ -673,14 +684,9 @@ def test_wrong_check_names_are_one_lesson_told_on_a_small_world(tmp_path: Path):
     reads it once (Day 7 task 6: stable names in the contract's order)."""
     import importlib
 
-    def inner(module: str, name: str):
-        tests = importlib.import_module(module)
-        tests.note = lambda *args, **kwargs: None
-        return getattr(tests, name).hypothesis.inner_test
-
     folder = learner_folder(tmp_path, "names", "bug:receipts-before-results")
     target = load_target(impl_path=folder, level="hardened")
-    shape = inner(
+    shape = _property(
         "test_report", "test_one_check_per_fact_named_and_ordered_by_the_contract"
     )
     with pytest.raises(InvariantFailure) as raised:
@@ -689,16 +695,13 @@ def test_wrong_check_names_are_one_lesson_told_on_a_small_world(tmp_path: Path):
     assert failure.cause == "names:order"
     assert told_smaller(failure)
     assert len(failure.whole_world.splitlines()) <= 6, failure.whole_world
-    script = tmp_path / "test_lesson.py"
-    script.write_text(failure.reproduce, encoding="utf-8")
-    ran = _plain_python(script, tmp_path)
-    assert f"AssertionError: {failure.headline}" in ran.stderr, ran.stderr[-2000:]
+    assert not (said := _says_its_headline(failure, tmp_path)), said
 
     from strategies import PASSING_WORLD, perturbations
 
     renamed = learner_folder(tmp_path, "renamed", "bug:receipt-named-by-tool")
     target = load_target(impl_path=renamed, level="hardened")
-    independence = inner(
+    independence = _property(
         "test_independence", "test_one_changed_fact_flips_its_own_check_and_no_other"
     )
     causes = set()
@@ -723,14 +726,16 @@ def test_wrong_check_names_are_one_lesson_told_on_a_small_world(tmp_path: Path):
             independence(sorting, pair=(PASSING_WORLD, change))
         except InvariantFailure as lesson:
             causes.add(lesson.cause)
-    alone = inner("test_end_to_end", "test_each_wrong_fact_fails_only_its_own_check")
+    alone = _property(
+        "test_end_to_end", "test_each_wrong_fact_fails_only_its_own_check"
+    )
     for world in WRITTEN_WORLDS:
         try:
             alone(sorting, world)
         except InvariantFailure as lesson:
             causes.add(lesson.cause)
     assert causes == {"names:order"}, causes
-    tampering = inner(
+    tampering = _property(
         "test_tampering",
         "test_a_tampered_log_fails_every_receipt_check_and_nothing_else",
     )
