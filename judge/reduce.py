@@ -37,7 +37,6 @@ __all__ = [
     "MAX_SECONDS",
     "MAX_TRIES",
     "Misjudged",
-    "Stopped",
     "reduced",
     "reduced_raise",
     "smallest",
@@ -124,10 +123,6 @@ def _smaller(world: World, name: str) -> Iterator[World]:
             )
 
 
-class Stopped(Exception):
-    """A call hung, crashed or ran out of memory: reduce no further."""
-
-
 Found = tuple[ExpectedCheck, tuple[str, Any, Any]]
 
 
@@ -140,8 +135,6 @@ def _misjudges(
     try:
         expected = truth(world)
         rows = rows_of(target, world)
-    except CallAborted as stopped:
-        raise Stopped from stopped
     except (InvariantFailure, ValueError, RuntimeError):
         return None  # not built, or not the same mistake: not this world
     if len(rows) != len(expected):
@@ -198,8 +191,6 @@ def _raises_alike(
     try:
         truth(world)  # a world the contract takes: else no candidate
         rows_of(target, world)
-    except CallAborted as stopped:
-        raise Stopped from stopped
     except InvariantFailure as failure:
         same = failure.cause == seen.cause and _raised(failure) == _raised(seen)
         return failure if same else None
@@ -247,8 +238,8 @@ def smallest(
 ) -> tuple[World, Any] | None:
     """Delta debugging over `world`'s facts (keeping check `name`'s, or none
     for ""): the smallest world found on which `shows` gives something
-    (what it gave with it), or None. `shows` raises Stopped for a call that
-    hung or crashed: the search ends where it stands."""
+    (what it gave with it), or None. A call that hung, crashed or ran out
+    of memory (CallAborted) ends the search where it stands."""
     deadline = time.monotonic() + seconds
     left = tries
 
@@ -275,6 +266,6 @@ def smallest(
                 if found is not None:
                     current, best, changed = smaller, (smaller, found), True
                     break
-    except Stopped:
+    except CallAborted:
         pass
     return best

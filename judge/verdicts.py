@@ -29,7 +29,7 @@ from judge.lessons import (
 )
 from judge.limits import CALL_SECONDS
 from judge.maker import built_by
-from judge.reduce import Misjudged, Stopped, reduced, reduced_raise, smallest
+from judge.reduce import Misjudged, reduced, reduced_raise, smallest
 from judge.snippets import (
     ABORTED,
     KEPT_STATE,
@@ -724,8 +724,6 @@ def _again_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
         try:
             truth(small)  # a world the contract takes: else no candidate
             again(small)
-        except CallAborted as stopped:
-            raise Stopped from stopped
         except InvariantFailure as lesson:
             return lesson if _rule(lesson) == _rule(failure) else None
         except (ValueError, RuntimeError):
@@ -767,8 +765,6 @@ def _names_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
         try:
             want = [check.name for check in truth(small)]
             names = [row[0] for row in fresh_rows(target, small)]
-        except CallAborted as stopped:
-            raise Stopped from stopped
         except (InvariantFailure, ValueError, RuntimeError):
             return None
         if names == want or _names_cause(names, want) != failure.cause:

@@ -750,6 +750,31 @@ def test_wrong_check_names_are_one_lesson_told_on_a_small_world(tmp_path: Path):
     assert raised.value.cause == "names:spelling", raised.value.headline
 
 
+def test_a_call_that_hangs_ends_a_reduction_where_it_stands():
+    """A smaller world whose call hangs (CallAborted) ends the search: no
+    world is tried after it, and the smallest found before it is kept."""
+    from judge.lessons import CallAborted
+    from judge.reduce import smallest
+    from strategies import FileFact
+
+    files = tuple(FileFact(index=n, parts=("src", f"f{n}.txt")) for n in range(8))
+    tried, shown = [], []
+
+    def shows(world):
+        tried.append(world)
+        if len(tried) == 5:
+            raise CallAborted(world="", expected="to return", observed="it hung")
+        if any(fact.index == 5 for fact in world.files):
+            shown.append(world)
+            return "same"
+        return None
+
+    found = smallest(World(files=files), "", shows)
+    assert len(tried) == 5, tried
+    assert shown and found == (shown[-1], "same")
+    assert len(found[0].files) < len(files)
+
+
 def test_a_raise_is_reduced_only_while_the_same_exception_escapes_the_same_function():
     """A raise lesson's world is made smaller only while evaluate_run raises
     the same exception type from the same function (its cause): a smaller
