@@ -37,6 +37,8 @@ __all__ = [
     "MAX_SECONDS",
     "MAX_TRIES",
     "Misjudged",
+    "misjudges",
+    "raises_alike",
     "reduced",
     "reduced_raise",
     "smallest",
@@ -126,7 +128,7 @@ def _smaller(world: World, name: str) -> Iterator[World]:
 Found = tuple[ExpectedCheck, tuple[str, Any, Any]]
 
 
-def _misjudges(
+def misjudges(
     target: Any, world: World, seen: Misjudged, rows_of: RowsOf
 ) -> Found | None:
     """The truth's check `seen.name` of `world` and the row observed, when
@@ -176,13 +178,13 @@ def reduced(
     return smallest(
         seen.world,
         seen.name,
-        lambda world: _misjudges(target, world, seen, rows_of),
+        lambda world: misjudges(target, world, seen, rows_of),
         tries,
         seconds,
     )
 
 
-def _raises_alike(
+def raises_alike(
     target: Any, world: World, seen: InvariantFailure, rows_of: RowsOf
 ) -> InvariantFailure | None:
     """The lesson evaluate_run's raise on `world` makes, when it is the one
@@ -223,7 +225,7 @@ def reduced_raise(
     return smallest(
         world,
         "",
-        lambda small: _raises_alike(target, small, seen, rows_of),
+        lambda small: raises_alike(target, small, seen, rows_of),
         tries,
         seconds,
     )

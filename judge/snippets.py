@@ -54,6 +54,7 @@ __all__ = [
     "TOO_LONG",
     "WRITE",
     "KEPT_STATE",
+    "NOT_AFRESH",
     "build_lines",
     "case_of",
     "literal",
@@ -171,6 +172,14 @@ KEPT_STATE = (
     " not make"
 )
 
+#: Why a lesson whose mistake a fresh process did not make again has no test.
+NOT_AFRESH = (
+    "a verdict your code gave after other calls in the same process, but not"
+    " when this world was judged again in a fresh one (it depends on what"
+    " your code kept from earlier calls, or on chance), which a test file"
+    " judging this world once does not show"
+)
+
 
 def redraw_note(
     why: str, folder: str, seed: int | None, profile: str | None = None
@@ -182,7 +191,7 @@ def redraw_note(
     if profile is not None:
         again += f" --profile {profile}"
     again += "" if seed is None else f" --seed {seed}"
-    if why not in (*ABORTED.values(), TOO_LONG, KEPT_STATE):
+    if why not in (*ABORTED.values(), TOO_LONG, KEPT_STATE, NOT_AFRESH):
         why += ", which a test file does not build plainly"
     return "\n".join(
         [

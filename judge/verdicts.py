@@ -29,10 +29,18 @@ from judge.lessons import (
 )
 from judge.limits import CALL_SECONDS
 from judge.maker import built_by
-from judge.reduce import Misjudged, reduced, reduced_raise, smallest
+from judge.reduce import (
+    Misjudged,
+    misjudges,
+    raises_alike,
+    reduced,
+    reduced_raise,
+    smallest,
+)
 from judge.snippets import (
     ABORTED,
     KEPT_STATE,
+    NOT_AFRESH,
     TOO_LONG,
     lesson_test,
     redraw_note,
@@ -364,10 +372,11 @@ def judging(
     (and, with `then`, the second world they compare it with; with `body`,
     what to do on it: `reproduction`).
 
-    `again(world)` judges another world as the property does, raising its
-    lesson (inside a `judging` of its own): a lesson raised here is then
-    told again on the smallest world found that gives the same lesson
-    (`told_smaller`), where no narrower reduction applies.
+    `again(world)` judges another world as the property does (a second
+    world, as `then`'s, it derives itself), raising its lesson (inside a
+    `judging` of its own): a lesson raised here is then told again on the
+    smallest world found that gives the same lesson, and from a fresh
+    process (`told_smaller`), where no narrower reduction applies.
 
     A wrong verdict of one check (`seen_wrong`) gets the plain test a learner
     keeps (`plain_test`), when `context` says nothing beyond the world or
@@ -421,8 +430,8 @@ def judging(
                 failure.reproduce = plain_test(
                     world, target, check, level, before=before, rewrite=rewrite
                 )
-        if again is not None and then is None and world.plan is None:
-            failure.again = (again, world)
+        if again is not None and world.plan is None:
+            failure.again = (again, world, target)
         kept = failure.cause == "stateless:kept-evidence" and before is None
         if one_verdict and kept and not failure.reproduce:
             # Wrong here, right on the world built afresh: what earlier calls
@@ -613,7 +622,13 @@ def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     the world told (judge.maker), when one is seen. A lesson of another
     kind on one world is told smaller as its kind says: evaluate_run
     raising, the report's checks misnamed, or what `judging`'s `again`
-    gives again."""
+    gives again.
+
+    A wrong verdict, a raise and an `again` lesson are then judged once
+    more on the world told, from a worker started afresh (`_afresh`): its
+    words are what the learner's test, run alone, meets (a count of calls
+    starts at one), and a mistake a fresh process does not make gets the
+    day7-verify line, not a test that would pass (`NOT_AFRESH`)."""
     misjudged = getattr(failure, "misjudged", None)
     if misjudged is None:
         return (
@@ -623,12 +638,28 @@ def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
         )
     target, seen = misjudged
     found = reduced(target, seen, fresh_rows)
+    told = seen.world if found is None else found[0]
+    fresh, alone = _afresh(
+        target,
+        lambda: misjudges(
+            target, told, dataclasses.replace(seen, world=told), fresh_rows
+        ),
+    )
     if found is None:
         check, row, level = failure.seen
+        if alone is not None:
+            # The same verdict from a fresh process: its words (a count of
+            # calls, a time) are what the plain test, run alone, meets.
+            check, row = alone
+            failure.observed = shown_row(row)
+            failure.headline = headline_of(failure.observed, failure.expected)
+            failure.seen = (check, row, level)
+        elif fresh:
+            _not_afresh(failure, target)
         if (place := _maker(target, seen.world, check)) is not None:
             failure.hint = hint_for(check, row[1], level, place)
         return False
-    world, (check, row) = found
+    world, (check, row) = found if alone is None else (told, alone)
     facts = sum(1 for _ in seen.world.kinds()) - 2  # the final and the log
     failure.world = "\n".join(
         [
@@ -643,9 +674,35 @@ def told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     failure.observed = shown_row(row)
     failure.headline = headline_of(failure.observed, failure.expected)
     failure.hint = hint_for(check, row[1], seen.level, _maker(target, world, check))
-    failure.reproduce = plain_test(world, target, check, seen.level)
+    if fresh and alone is None:
+        _not_afresh(failure, target)
+    else:
+        failure.reproduce = plain_test(world, target, check, seen.level)
     failure.misjudged = (target, Misjudged(world, check.name, row, seen.level))
     return True
+
+
+def _afresh(target: Any, judge: Callable[[], Any]) -> tuple[bool, Any]:
+    """Whether the target has a worker, and what `judge()` gives (the
+    lesson's mistake judged again on the world told, or None) with that
+    worker started again first: no call made before, as a learner's test
+    file run alone meets their code. The bundled evaluator runs in this
+    process and keeps nothing: (False, None)."""
+    client = getattr(target, "client", None)
+    if client is None:
+        return False, None
+    client.stop()  # the next call starts a worker that has made none
+    try:
+        return True, judge()
+    except CallAborted:
+        return False, None  # it hung or crashed afresh: the words met stand
+
+
+def _not_afresh(failure: InvariantFailure | CallAborted, target: Any) -> None:
+    """`failure`'s mistake was not made again by a fresh process: it depends
+    on the calls before it (or on chance), and a test file judging its world
+    once would pass, so its snippet is the day7-verify line."""
+    failure.reproduce = redraw_note(NOT_AFRESH, _folder(target), _seed(), _profile())
 
 
 def _raise_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
@@ -656,24 +713,34 @@ def _raise_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     raised_on = getattr(failure, "raised_on", None)
     if raised_on is None or not isinstance(failure, InvariantFailure):
         return False
-    target, world = raised_on
-    found = reduced_raise(target, world, failure, fresh_rows)
-    if found is None:
-        return False
-    small, there = found
-    for field in ("expected", "observed", "headline", "hint"):
-        setattr(failure, field, getattr(there, field))
-    failure.raised_on = (target, small)
     from judge import compared
 
-    _made_smaller(
-        failure,
-        target,
-        (world, small),
-        "evaluate_run raises the same way",
-        lambda folder: compared.raise_test(small, failure, folder=folder),
+    target, world = raised_on
+    found = reduced_raise(target, world, failure, fresh_rows)
+    told = world if found is None else found[0]
+    fresh, alone = _afresh(
+        target, lambda: raises_alike(target, told, failure, fresh_rows)
     )
-    return True
+    small, there = (told, alone) if alone is not None else found or (world, None)
+    if there is not None:
+        # The raise's own words, from a fresh process where one was seen.
+        for field in ("expected", "observed", "headline", "hint"):
+            setattr(failure, field, getattr(there, field))
+    failure.raised_on = (target, small)
+    if small is not world:
+        _made_smaller(
+            failure,
+            target,
+            (world, small),
+            "evaluate_run raises the same way",
+            lambda folder: compared.raise_test(small, failure, folder=folder),
+        )
+    elif alone is not None:
+        written = compared.raise_test(world, failure, folder=_folder(target))
+        failure.reproduce = _kept(written, target)
+    if fresh and alone is None:
+        _not_afresh(failure, target)
+    return small is not world
 
 
 def _made_smaller(
@@ -718,7 +785,7 @@ def _again_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     replay = getattr(failure, "again", None)
     if replay is None or not isinstance(failure, InvariantFailure):
         return False
-    again, world = replay
+    again, world, target = replay
 
     def same(small: World) -> InvariantFailure | None:
         try:
@@ -731,22 +798,28 @@ def _again_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
         return None
 
     found = smallest(world, "", same)
-    if found is None:
-        return False
-    small, there = found
-    facts = sum(1 for _ in world.kinds()) - 2  # the final and the log
-    for field in ("expected", "observed", "headline", "hint", "reproduce"):
-        setattr(failure, field, getattr(there, field))
-    failure.world = "\n".join(
-        [
-            there.whole_world,
-            f"(the world the test met, {facts} declared fact(s), made smaller:"
-            " the same lesson here)",
-        ]
-    )
-    failure.unnarrowed = ""
-    failure.again = (again, small)
-    return True
+    told = world if found is None else found[0]
+    fresh, alone = _afresh(target, lambda: same(told))
+    small, there = (told, alone) if alone is not None else found or (world, None)
+    if there is not None:
+        # The lesson whole, its own snippet with it, from a fresh process
+        # where it was seen there.
+        for field in ("expected", "observed", "headline", "hint", "reproduce"):
+            setattr(failure, field, getattr(there, field))
+    if small is not world:
+        facts = sum(1 for _ in world.kinds()) - 2  # the final and the log
+        failure.world = "\n".join(
+            [
+                there.whole_world,
+                f"(the world the test met, {facts} declared fact(s), made smaller:"
+                " the same lesson here)",
+            ]
+        )
+        failure.unnarrowed = ""
+    failure.again = (again, small, target)
+    if fresh and alone is None:
+        _not_afresh(failure, target)
+    return small is not world
 
 
 def _names_told_smaller(failure: InvariantFailure | CallAborted) -> bool:

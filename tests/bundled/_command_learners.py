@@ -204,6 +204,28 @@ IN_EVALUATE_RUN["counts-calls"] = (
     "        )\n"
 )
 AT_END["counts-calls"] = "\n_COUNTED = {'inside': False, 'calls': 0}\n"
+# A verdict that goes wrong only once the process has made three
+# evaluations: the final check's verdict turned over from the fourth on.
+IN_EVALUATE_RUN["wrong-after-calls"] = (
+    "    if not _LATE['inside']:\n"
+    "        _LATE['inside'] = True\n"
+    "        try:\n"
+    "            made = evaluate_run(run, workspace, receipts, case)\n"
+    "        finally:\n"
+    "            _LATE['inside'] = False\n"
+    "        _LATE['calls'] += 1\n"
+    "        if _LATE['calls'] <= 3:\n"
+    "            return made\n"
+    "        return EvaluationReport(\n"
+    "            tuple(\n"
+    "                EvaluationCheck(\n"
+    "                    c.name, c.passed != (c.name == 'final'), c.detail\n"
+    "                )\n"
+    "                for c in made.checks\n"
+    "            )\n"
+    "        )\n"
+)
+AT_END["wrong-after-calls"] = "\n_LATE = {'inside': False, 'calls': 0}\n"
 # Issue 37, item 4: every check where the case holds exactly one file, one
 # result and one receipt (as the score's probe's worlds once all did), and
 # elsewhere the final check only, as its final-only twin.

@@ -394,6 +394,78 @@ def test_a_verdict_wrong_only_after_earlier_calls_gets_the_day7_verify_line():
     assert "day7-verify " in said and "import" not in said
 
 
+#: Properties whose lessons quote an evaluation's words: their module, name
+#: and one example a report that counts its calls breaks.
+_COUNTED = {
+    "truth": ("test_truth", "test_every_check_says_what_the_world_makes_true"),
+    "determinism": (
+        "test_determinism",
+        "test_equal_inputs_built_afresh_give_equal_reports",
+    ),
+    "read-only": (
+        "test_read_only",
+        "test_evaluation_changes_nothing_and_calls_no_tool",
+    ),
+}
+
+
+def _after_calls(target, calls: int) -> None:
+    """`calls` evaluations made first, as the suite's other tests make them."""
+    world = EXAMPLE_WORLDS["file exact"]
+    for _ in range(calls):
+        with materialise(world, target) as built:
+            evaluate(target, built)
+
+
+@pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
+@pytest.mark.parametrize("invariant", sorted(_COUNTED))
+def test_a_lesson_quotes_what_its_test_run_alone_meets(tmp_path: Path, invariant):
+    """A lesson whose words come from the learner's report (here a report
+    that counts its calls, met after many) is told in the words a fresh
+    process gives, so the test a learner keeps, run alone, fails with its
+    headline word for word (Day 7 task 6: a stable report; issue 36: every
+    snippet reproduces its lesson)."""
+    body = _property(*_COUNTED[invariant])
+    folder = learner_folder(tmp_path, "counting", "counts-calls")
+    target = load_target(impl_path=folder, level="hardened")
+    _after_calls(target, 7)
+    with pytest.raises(InvariantFailure) as raised:
+        body(target, EXAMPLE_WORLDS["file exact"])
+    failure = raised.value
+    assert "(call 8)" in failure.headline, failure.headline
+    told_smaller(failure)
+    assert "(call 1)" in failure.headline, failure.headline
+    assert not re.search(r"\(call ([3-9]|\d\d)\)", failure.headline), failure.headline
+    assert failure.reproduce.startswith(PLAIN_MARK), failure.reproduce[:300]
+    assert not (said := _says_its_headline(failure, tmp_path)), said
+
+
+@pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
+def test_a_verdict_a_fresh_process_gets_right_gets_the_day7_verify_line(
+    tmp_path: Path,
+):
+    """A verdict wrong only once the learner's process has made a few calls
+    (right when the world is judged again in a fresh one) carries the
+    day7-verify line that makes those calls again, saying why, never a
+    test that judges the world once and would pass (Day 7 task 6: a report
+    does not depend on what came before)."""
+    from judge.lessons import REDRAW_MARK
+    from judge.snippets import NOT_AFRESH
+
+    body = _property(*_COUNTED["truth"])
+    folder = learner_folder(tmp_path, "late", "wrong-after-calls")
+    target = load_target(impl_path=folder, level="hardened")
+    body(target, EXAMPLE_WORLDS["file exact"])  # the first calls: right
+    _after_calls(target, 3)
+    with pytest.raises(InvariantFailure) as raised:
+        body(target, EXAMPLE_WORLDS["everything at once"])
+    failure = raised.value
+    told_smaller(failure)
+    said = failure.reproduce
+    assert said.startswith(f"{REDRAW_MARK} {NOT_AFRESH}."), said
+    assert f"day7-verify {folder}" in said and "import" not in said
+
+
 # --- every lesson of a class of planted bugs ------------------------------------------
 
 #: Two mistakes at once, as the issue met them: each lesson must still say
@@ -635,13 +707,13 @@ def test_a_reduction_keeps_nothing_the_target_does_not_get_wrong(monkeypatch):
     name = truth(world)[-1].name
     seen = reduce.Misjudged(world, name, (name, False, "receipt is absent"), "hardened")
     calls = []
-    real = reduce._misjudges
+    real = reduce.misjudges
 
     def counted(target, candidate, seen, rows_of):
         calls.append(candidate)
         return real(target, candidate, seen, rows_of)
 
-    monkeypatch.setattr(reduce, "_misjudges", counted)
+    monkeypatch.setattr(reduce, "misjudges", counted)
     assert reduce.reduced(load_target(), seen, fresh_rows, tries=5) is None
     assert 1 <= len(calls) <= 5
     assert all(c.receipts and c.receipts[-1] == world.receipts[-1] for c in calls)

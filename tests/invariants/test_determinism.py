@@ -64,13 +64,23 @@ def test_equal_inputs_built_afresh_give_equal_reports(target, world: World) -> N
     would mean nothing.
     """
     note(describe(world))
+    _deterministic(target, world)
+
+
+def _deterministic(target, world: World) -> None:
+    """The property on one world: its lesson, told again on a smaller world
+    that gives the same one, from a fresh process (judging's `again`)."""
+
     first, first_text = _rendered(target, world)
     second, second_text = _rendered(target, world)
 
     def plain(folder: str, lesson) -> str:
         return determinism_test(world, lesson, folder=folder)
 
-    with judging(world, target, plain=plain):
+    def again(smaller: World) -> None:
+        _deterministic(target, smaller)
+
+    with judging(world, target, plain=plain, again=again):
         if first == second:
             return
         fail(

@@ -80,7 +80,14 @@ def test_memory_and_path_stores_give_the_same_report(target, pair) -> None:
     """
     memory_world, path_world = pair
     note(describe(path_world))
-    in_memory, over_log = (judged(target, world) for world in pair)
+    _same_stores(target, memory_world, path_world.log.location)
+
+
+def _same_stores(target, memory_world: World, location: str) -> None:
+    """The property on one world: its lesson, told again on a smaller world
+    that gives the same one, from a fresh process (judging's `again`)."""
+    _, path_world = _as_path_store(memory_world, location)
+    in_memory, over_log = (judged(target, w) for w in (memory_world, path_world))
     over = ("the same world with its receipts over a log", path_world, None)
 
     def plain(folder: str, lesson) -> str:
@@ -88,7 +95,10 @@ def test_memory_and_path_stores_give_the_same_report(target, pair) -> None:
             memory_world, path_world, truth(path_world), target.level, folder=folder
         )
 
-    with judging(memory_world, target, then=over, plain=plain):
+    def again(smaller: World) -> None:
+        _same_stores(target, smaller, location)
+
+    with judging(memory_world, target, then=over, plain=plain, again=again):
         _assert_same_reports(in_memory, over_log, memory_world, path_world, target)
 
 
