@@ -16,7 +16,9 @@ Every world given must be plain (`snippets.why_not_plain` says "").
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,6 +52,7 @@ __all__ = [
     "shape_test",
     "store_kinds_test",
     "subclass_test",
+    "substrate_test",
     "tampered_test",
     "verdict_test",
 ]
@@ -83,9 +86,18 @@ def _said(lesson: Any, observed: str) -> str:
     )
 
 
-def _defs(worlds: Sequence[tuple[str, World, Sequence[Any] | None]], steps) -> list:
-    """The helpers `steps` use, then one build function per world."""
-    used = "\n".join(steps)
+def _defs(
+    worlds: Sequence[tuple[str, World, Sequence[Any] | None]],
+    steps,
+    *,
+    named: bool = False,
+) -> list:
+    """The helpers `steps` use, then one build function per world (`named`:
+    its Day 1-6 calls made through `_step`, `_named_calls`)."""
+    builds = [build_lines(world, name, events) for name, world, events in worlds]
+    if named:
+        builds = [_named_calls(lines) for lines in builds]
+    used = "\n".join([*steps, *(line for lines in builds if named for line in lines)])
     wanted: set[str] = set()
     while True:  # a helper another helper uses is wanted too
         more = {
@@ -103,9 +115,62 @@ def _defs(worlds: Sequence[tuple[str, World, Sequence[Any] | None]], steps) -> l
             defs += [*lines, "", ""]
     if worlds:
         defs += [*WRITE, "", ""]
-    for number, (name, world, events) in enumerate(worlds):
-        defs += [*(["", ""] if number else []), *build_lines(world, name, events)]
+    for number, lines in enumerate(builds):
+        defs += [*(["", ""] if number else []), *lines]
     return defs
+
+
+#: The Day 1-6 names a world's build calls, and how the judge names each
+#: call (judge.steps); a store is "ReceiptStore()" without arguments.
+_SUBSTRATE_CALLS = {
+    "ToolPolicy": "ToolPolicy(root)",
+    "ReceiptStore": "ReceiptStore(path)",
+    "Workspace": "Workspace(policy, confirm_tool, receipt_store)",
+    "EffectReceipt": "EffectReceipt(tool_call_id, tool, arguments, exit_state,"
+    " result, artifacts)",
+    "ToolAction": "ToolAction(tool, arguments)",
+    "FinalAction": "FinalAction(final)",
+    "AgentEvent": "AgentEvent(step, response, action, result)",
+    "AgentRun": "AgentRun(completed, reason, final, events, modified_files)",
+}
+
+
+def _named_calls(lines: Sequence[str]) -> list[str]:
+    """`lines` (a build function) with each Day 1-6 call (`_SUBSTRATE_CALLS`,
+    and a store's `.put`) made through `_step`, which says a raise in it as
+    the judge does; its arguments are worked out before, so a raise there
+    is told as its own. Found as tokens: text in a string is never one."""
+    tokens = list(tokenize.generate_tokens(io.StringIO("\n".join(lines)).readline))
+    edits: list[tuple[tuple[int, int], tuple[int, int], str]] = []
+    for at in range(2, len(tokens) - 2):
+        token, opening, first = tokens[at], tokens[at + 1], tokens[at + 2]
+        if token.type != tokenize.NAME or opening.string != "(":
+            continue
+        before = tokens[at - 1].string
+        if (
+            token.string == "put"
+            and before == "."
+            and tokens[at - 2].type == (tokenize.NAME)
+        ):
+            start, what = tokens[at - 2].start, "ReceiptStore.put(receipt)"
+            callee = f"{tokens[at - 2].string}.put"
+        elif token.string in _SUBSTRATE_CALLS and before != ".":
+            start, callee = token.start, token.string
+            what = _SUBSTRATE_CALLS[callee]
+            if token.string == "ReceiptStore" and first.string == ")":
+                what = "ReceiptStore()"
+        else:
+            continue
+        if first.string == ")":  # no arguments
+            edits.append((start, first.end, f"_step({what!r}, {callee})"))
+        else:
+            edits.append((start, opening.end, f"_step({what!r}, {callee}, "))
+    out = list(lines)
+    for (row, column), (end_row, end), text in sorted(edits, reverse=True):
+        assert row == end_row  # a name and its parenthesis: one line
+        line = out[row - 1]
+        out[row - 1] = line[:column] + text + line[end:]
+    return out
 
 
 def _in_folders(names: Sequence[str], steps: Sequence[str]) -> list[str]:
@@ -166,6 +231,28 @@ _PROBLEMS = (
     "a report without a render() method",
     "a report whose checks, .passed or render() read otherwise the second time",
 )
+
+
+def substrate_test(world: World, lesson: Any, *, folder: str) -> str | None:
+    """`world` is built by the learner's Day 1-6 names and evaluated (the
+    lesson: one of them raised while the judge built it), each of those
+    calls named as the judge names it; None for a lesson about anything
+    else."""
+    if lesson.topic != "substrate" or not lesson.headline.startswith(_NOT_BUILT):
+        return None
+    if " raised " not in lesson.observed:
+        return None
+    steps = [*_evaluated(), "print(report.render())"]
+    body = _in_folders(["build"], steps)
+    return program(
+        "test_your_day_1_to_6_names_build_the_world",
+        "your Day 1-6 names (ToolPolicy, ReceiptStore and its put, EffectReceipt,"
+        " Workspace, the actions, AgentEvent, AgentRun) build this world without"
+        " raising, and evaluate_run judges it",
+        folder,
+        _defs([("build", world, None)], body, named=True),
+        body,
+    )
 
 
 def shape_test(world: World, lesson: Any, *, folder: str) -> str | None:

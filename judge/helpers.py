@@ -41,6 +41,17 @@ HELPERS: dict[str, list[str]] = {
         "    named = type(error).__name__",
         "    return f'{named}: {text}' if text else named",
     ],
+    # A Day 1-6 call of a world's build, a raise in it said as the judge's
+    # substrate lesson says it (judge.calls `substrate_lesson`).
+    "_step": [
+        "def _step(what, make, *args, **kwargs):",
+        "    try:",
+        "        return make(*args, **kwargs)",
+        "    except Exception as error:",
+        "        said = 'could not build the world through the target: '",
+        "        raise AssertionError(f'{said}{what} raised {_one_line(error)}')"
+        " from error",
+    ],
     "_short": SHORT,
     "recast": RECAST,
     # How a report is not shaped like an EvaluationReport, as the judge

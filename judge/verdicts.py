@@ -367,6 +367,7 @@ def judging(
     rewrite: tuple[tuple[str, int], str] | None = None,
     plain: Plain | None = None,
     again: Callable[[World], None] | None = None,
+    smaller: bool = True,
 ) -> Iterator[None]:
     """Lessons raised inside say which world broke them, and how to rebuild it
     (and, with `then`, the second world they compare it with; with `body`,
@@ -376,7 +377,9 @@ def judging(
     world, as `then`'s, it derives itself), raising its lesson (inside a
     `judging` of its own): a lesson raised here is then told again on the
     smallest world found that gives the same lesson, and from a fresh
-    process (`told_smaller`), where no narrower reduction applies.
+    process (`told_smaller`), where no narrower reduction applies; with
+    `smaller` False (a lesson that needs its second world as it is), only
+    from a fresh process.
 
     A wrong verdict of one check (`seen_wrong`) gets the plain test a learner
     keeps (`plain_test`), when `context` says nothing beyond the world or
@@ -431,7 +434,7 @@ def judging(
                     world, target, check, level, before=before, rewrite=rewrite
                 )
         if again is not None and world.plan is None:
-            failure.again = (again, world, target)
+            failure.again = (again, world, target, smaller)
         kept = failure.cause == "stateless:kept-evidence" and before is None
         if one_verdict and kept and not failure.reproduce:
             # Wrong here, right on the world built afresh: what earlier calls
@@ -446,8 +449,10 @@ def judging(
                 failure.raised_on = (target, world)
         # A plain test too long for the reports to keep: the day7-verify line.
         failure.reproduce = _kept(failure.reproduce, target)
-        if not failure.reproduce and world.plan is not None and not checked(failure):
-            # A real run of the learner's run_agent: drawn again, not written.
+        real = world.plan is not None and failure.topic not in ABORTED
+        if not failure.reproduce and real:
+            # A real run of the learner's run_agent: drawn again, not written
+            # (a call that hung or crashed in it says so just below).
             why = why_not_plain(world)
             failure.reproduce = redraw_note(why, _folder(target), _seed(), _profile())
         if not failure.reproduce and failure.topic in ABORTED:
@@ -527,7 +532,12 @@ def _plain_other(
     if shaped:
         return compared.shape_test(world, failure, folder=folder) or ""
     if unbuilt:
-        return compared.case_test(world, failure, folder=folder) or ""
+        # A case's type refused it, or a Day 1-6 name raised building it.
+        return (
+            compared.case_test(world, failure, folder=folder)
+            or compared.substrate_test(world, failure, folder=folder)
+            or ""
+        )
     assert plain is not None
     return plain(folder, failure) or ""
 
@@ -785,7 +795,7 @@ def _again_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
     replay = getattr(failure, "again", None)
     if replay is None or not isinstance(failure, InvariantFailure):
         return False
-    again, world, target = replay
+    again, world, target, reducible = replay
 
     def same(small: World) -> InvariantFailure | None:
         try:
@@ -797,7 +807,7 @@ def _again_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
             return None
         return None
 
-    found = smallest(world, "", same)
+    found = smallest(world, "", same) if reducible else None
     told = world if found is None else found[0]
     fresh, alone = _afresh(target, lambda: same(told))
     small, there = (told, alone) if alone is not None else found or (world, None)
@@ -816,7 +826,7 @@ def _again_told_smaller(failure: InvariantFailure | CallAborted) -> bool:
             ]
         )
         failure.unnarrowed = ""
-    failure.again = (again, small, target)
+    failure.again = (again, small, target, reducible)
     if fresh and alone is None:
         _not_afresh(failure, target)
     return small is not world

@@ -394,19 +394,154 @@ def test_a_verdict_wrong_only_after_earlier_calls_gets_the_day7_verify_line():
     assert "day7-verify " in said and "import" not in said
 
 
+#: A Day 1-6 store whose put raises on a receipt of a failed call.
+_PUT_RAISES = (
+    "        previous = self._receipts.get(receipt.tool_call_id)\n"
+    "        if previous is not None:\n"
+    "            if previous != receipt:\n",
+    "        if receipt.exit_state == 'error':\n"
+    "            raise KeyError(receipt.tool_call_id)\n",
+)
+
+
+def _substrate_lesson(said: str) -> object:
+    from types import SimpleNamespace
+
+    observed = f"{said} raised KeyError: 'x'"
+    headline = f"could not build the world through the target: {observed}"
+    return SimpleNamespace(topic="substrate", headline=headline, observed=observed)
+
+
+def test_every_plain_written_world_is_built_by_named_calls_on_a_correct_folder(
+    tmp_path: Path,
+):
+    """A substrate lesson's test builds its world with each Day 1-6 call
+    named as the judge names it (`_step`); on a correct folder every
+    written world's such test passes, a string that reads like a call
+    (drawn text) left as it is."""
+    from judge.compared import substrate_test
+    from strategies import FileFact
+
+    folder = str(learner_folder(tmp_path, "agent"))
+    lookalike = "receipts.put(AgentRun(x)) ReceiptStore() " * 2
+    worlds = {
+        **PLAIN_WORLDS,
+        "calls in a string": World(
+            files=(FileFact(index=0, parts=("a.txt",), text=lookalike),)
+        ),
+    }
+    lesson = _substrate_lesson("ReceiptStore.put(receipt)")
+    sources = {n: substrate_test(w, lesson, folder=folder) for n, w in worlds.items()}
+    assert all(s and "_step('AgentRun(" in s for s in sources.values())
+    assert repr(lookalike)[1:-1] in sources["calls in a string"]
+    said = _run_all(sources, tmp_path, tmp_path / "t")
+    assert {n: s for n, s in said.items() if s} == {}
+
+
+@pytest.mark.once  # the judge's lessons: not the interpreter's
+def test_a_day_1_to_6_name_that_raises_gets_a_test_that_says_so(tmp_path: Path):
+    """A learner whose ReceiptStore.put raises while the judge builds a
+    world is told so with a plain test that builds the world with their
+    Day 1-6 names: it fails with the lesson's headline on their folder and
+    passes on a correct one (issue 36: every snippet a test the learner
+    keeps; Day 7 is judged on Days 1-6 that work)."""
+    folder = learner_folder(tmp_path, "puts")
+    module = folder / "receipts.py"
+    line, planted = _PUT_RAISES
+    source = module.read_text(encoding="utf-8")
+    assert source.count(line) == 1, "ReceiptStore.put moved: update _PUT_RAISES"
+    module.write_text(source.replace(line, planted + line), encoding="utf-8")
+    body = _property(*_COUNTED["truth"][:2])
+    target = load_target(impl_path=folder, level="hardened")
+    with pytest.raises(InvariantFailure) as raised:
+        body(target, EXAMPLE_WORLDS["receipt match_error_result"])
+    failure = raised.value
+    told_smaller(failure)
+    assert failure.topic == "substrate", failure.headline
+    assert failure.headline.startswith("could not build the world through the")
+    assert "ReceiptStore.put(receipt) raised KeyError: " in failure.headline
+    assert failure.reproduce.startswith(PLAIN_MARK), failure.reproduce[:300]
+    assert not (said := _says_its_headline(failure, tmp_path)), said
+    clean = learner_folder(tmp_path, "clean")
+    script = tmp_path / "test_clean.py"
+    script.write_text(
+        failure.reproduce.replace(repr(str(folder)), repr(str(clean))),
+        encoding="utf-8",
+    )
+    ran = _plain_python(script, tmp_path)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+
+
+@pytest.mark.once  # the judge's lessons: not the interpreter's
+def test_a_real_run_a_day_1_to_6_call_broke_gets_the_day7_verify_line(
+    tmp_path: Path,
+):
+    """A real run of the learner's run_agent that one of their Day 1-6 calls
+    broke (put raising on a failed command's receipt) is told with the
+    day7-verify line that runs it again, saying why no test file builds it,
+    never the judge's own snippet (issue 36: snippets a learner can run)."""
+    from judge.lessons import REDRAW_MARK
+    from strategies.plans import WRITTEN_WORLDS
+
+    folder = learner_folder(tmp_path, "puts")
+    module = folder / "receipts.py"
+    line, planted = _PUT_RAISES
+    source = module.read_text(encoding="utf-8")
+    module.write_text(source.replace(line, planted + line), encoding="utf-8")
+    body = _property(
+        "test_end_to_end", "test_a_real_run_passes_the_case_its_plan_implies"
+    )
+    target = load_target(impl_path=folder, level="hardened")
+    failures = []
+    for world in WRITTEN_WORLDS:
+        try:
+            body(target, world)
+        except InvariantFailure as failure:
+            failures.append(failure)
+    assert failures, "no written real run puts a failed command's receipt"
+    for failure in failures:
+        assert failure.topic == "substrate", failure.headline
+        said = failure.reproduce
+        assert said.startswith(f"{REDRAW_MARK} a real run of your own run_agent"), said
+        assert f"day7-verify {folder}" in said and "import" not in said
+
+
 #: Properties whose lessons quote an evaluation's words: their module, name
 #: and one example a report that counts its calls breaks.
 _COUNTED = {
-    "truth": ("test_truth", "test_every_check_says_what_the_world_makes_true"),
+    "truth": (
+        "test_truth",
+        "test_every_check_says_what_the_world_makes_true",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
     "determinism": (
         "test_determinism",
         "test_equal_inputs_built_afresh_give_equal_reports",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
     ),
     "read-only": (
         "test_read_only",
         "test_evaluation_changes_nothing_and_calls_no_tool",
+        lambda: {"world": EXAMPLE_WORLDS["file exact"]},
+    ),
+    "stateless": (
+        "test_determinism",
+        "test_evaluation_keeps_nothing_from_one_call_to_the_next",
+        lambda: {"pair": _pair(4), "first": False},
     ),
 }
+
+
+def _pair(index: int):
+    from strategies import PASSING_WORLD
+    from strategies.perturb import perturbations
+
+    return (PASSING_WORLD, perturbations(PASSING_WORLD)[index])
+
+
+def _calls(headline: str) -> list[int]:
+    """The call numbers a report that counts its calls quotes."""
+    return [int(n) for n in re.findall(r"\(call (\d+)\)", headline)] or [0]
 
 
 def _after_calls(target, calls: int) -> None:
@@ -425,17 +560,18 @@ def test_a_lesson_quotes_what_its_test_run_alone_meets(tmp_path: Path, invariant
     process gives, so the test a learner keeps, run alone, fails with its
     headline word for word (Day 7 task 6: a stable report; issue 36: every
     snippet reproduces its lesson)."""
-    body = _property(*_COUNTED[invariant])
+    module, name, example = _COUNTED[invariant]
+    body = _property(module, name)
     folder = learner_folder(tmp_path, "counting", "counts-calls")
     target = load_target(impl_path=folder, level="hardened")
-    _after_calls(target, 7)
+    _after_calls(target, 30)
     with pytest.raises(InvariantFailure) as raised:
-        body(target, EXAMPLE_WORLDS["file exact"])
+        body(target, **example())
     failure = raised.value
-    assert "(call 8)" in failure.headline, failure.headline
+    assert min(_calls(failure.headline)) > 30, failure.headline
     told_smaller(failure)
-    assert "(call 1)" in failure.headline, failure.headline
-    assert not re.search(r"\(call ([3-9]|\d\d)\)", failure.headline), failure.headline
+    # Run alone, its test makes a dozen calls at most.
+    assert 0 < max(_calls(failure.headline)) <= 12, failure.headline
     assert failure.reproduce.startswith(PLAIN_MARK), failure.reproduce[:300]
     assert not (said := _says_its_headline(failure, tmp_path)), said
 
@@ -452,7 +588,7 @@ def test_a_verdict_a_fresh_process_gets_right_gets_the_day7_verify_line(
     from judge.lessons import REDRAW_MARK
     from judge.snippets import NOT_AFRESH
 
-    body = _property(*_COUNTED["truth"])
+    body = _property(*_COUNTED["truth"][:2])
     folder = learner_folder(tmp_path, "late", "wrong-after-calls")
     target = load_target(impl_path=folder, level="hardened")
     body(target, EXAMPLE_WORLDS["file exact"])  # the first calls: right

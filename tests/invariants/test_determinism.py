@@ -124,12 +124,25 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
     truth invariant's lesson, not this one's.
     """
     world, perturbation = pair
+    order = (perturbation.world, world) if first else (world, perturbation.world)
+    note(f"{describe(order[0])}\nthen, at the same paths: {perturbation}")
+    _stateless(target, pair, first)
+
+
+def _stateless(target, pair, first: bool) -> None:
+    """The property on one pair of worlds: its lesson judged again as it is,
+    from a fresh process (judging's `again`, never on a smaller world: the
+    second world is the first with one change)."""
+    world, perturbation = pair
     # Hypothesis starts every example from the same `random` state, which
     # would show an evaluator that samples at random the same draws every
     # time; a state of this world's own (still reproducible) shows it others.
     random.seed(zlib.crc32(repr(pair).encode()))
     order = (perturbation.world, world) if first else (world, perturbation.world)
-    note(f"{describe(order[0])}\nthen, at the same paths: {perturbation}")
+
+    def again(_: World) -> None:
+        _stateless(target, pair, first)
+
     with tempfile.TemporaryDirectory(dir=scratch_parent()) as top:
         tree = Path(top) / "w"
         for number, current in enumerate(order):
@@ -144,7 +157,15 @@ def test_evaluation_keeps_nothing_from_one_call_to_the_next(
             def plain(folder: str, lesson, current=current, earlier=earlier):
                 return repeat_test(current, earlier, REPEATS, lesson, folder=folder)
 
-            with judging(current, target, context, before=earlier, plain=plain):
+            with judging(
+                current,
+                target,
+                context,
+                before=earlier,
+                plain=plain,
+                again=again,
+                smaller=False,
+            ):
                 _clear(Path(top), tree.name)
                 built = build_in(current, target, tree)
                 reports = [evaluate(target, built) for _ in range(REPEATS)]
