@@ -334,33 +334,47 @@ _ABORTING = {
 }
 
 
+def _environment() -> dict[str, str]:
+    return {
+        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
+    }
+
+
+@pytest.fixture(scope="module")
+def aborting(tmp_path_factory) -> dict[str, tuple[Path, dict]]:
+    """The three learners of `_ABORTING`, judged as one class (one command,
+    two at a time): each topic's folder and its learner's JSON."""
+    cohort = tmp_path_factory.mktemp("aborting")
+    folders = {t: learner_folder(cohort, t, plant) for t, plant in _ABORTING.items()}
+    report = cohort.parent / f"{cohort.name}.json"
+    subprocess.run(
+        [sys.executable, "-m", "day7_verify", "--cohort", str(cohort), *QUICK]
+        + ["--seed", "3", "--jobs", "2", "--json", str(report)],
+        cwd=ROOT,
+        env=_environment(),
+        capture_output=True,
+        timeout=900,
+    )
+    learners = json.loads(report.read_text(encoding="utf-8"))["learners"]
+    by_path = {learner["path"]: learner for learner in learners}
+    return {t: (folder, by_path[str(folder)]) for t, folder in folders.items()}
+
+
 @pytest.mark.children
 @pytest.mark.parametrize("topic", sorted(_ABORTING))
 def test_a_call_that_hung_or_crashed_is_told_again_by_its_day7_verify_line(
-    tmp_path: Path, topic: str
+    tmp_path: Path, topic: str, aborting
 ):
     """A learner whose evaluate_run hangs (ends its process, runs out of
     memory) is told so with the `day7-verify FOLDER --seed N` line, saying
     why no test file makes that call, and that line, run, tells the same
     lesson again."""
-    folder = learner_folder(tmp_path, "learner", _ABORTING[topic])
-    report = tmp_path / "first.json"
-    environment = {
-        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
-    }
-    subprocess.run(
-        [sys.executable, "-m", "day7_verify", str(folder), *QUICK, "--seed", "3"]
-        + ["--json", str(report)],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        timeout=900,
-    )
-    (learner,) = json.loads(report.read_text(encoding="utf-8"))["learners"]
+    folder, learner = aborting[topic]
     # The call's own lesson (the suite's line for a run stopped says so too).
     (item,) = [i for i in learner["lessons"] if i["topic"] == topic and i["reproduce"]]
     assert item["reproduce"].startswith(f"{REDRAW_MARK} {ABORTED[topic]}.")
     assert item["reproduce"].endswith(f"day7-verify {folder} --profile quick --seed 3")
+    environment = _environment()
     _redrawn(str(folder), item, environment, tmp_path)
 
 

@@ -412,17 +412,12 @@ def _substrate_lesson(said: str) -> object:
     return SimpleNamespace(topic="substrate", headline=headline, observed=observed)
 
 
-def test_every_plain_written_world_is_built_by_named_calls_on_a_correct_folder(
-    tmp_path: Path,
-):
-    """A substrate lesson's test builds its world with each Day 1-6 call
-    named as the judge names it (`_step`); on a correct folder every
-    written world's such test passes, a string that reads like a call
-    (drawn text) left as it is."""
+def _named_call_tests(folder: str) -> dict[str, str]:
+    """A substrate lesson's test for every plain written world, and for one
+    whose file holds text that reads like the calls."""
     from judge.compared import substrate_test
     from strategies import FileFact
 
-    folder = str(learner_folder(tmp_path, "agent"))
     lookalike = "receipts.put(AgentRun(x)) ReceiptStore() " * 2
     worlds = {
         **PLAIN_WORLDS,
@@ -434,7 +429,29 @@ def test_every_plain_written_world_is_built_by_named_calls_on_a_correct_folder(
     sources = {n: substrate_test(w, lesson, folder=folder) for n, w in worlds.items()}
     assert all(s and "_step('AgentRun(" in s for s in sources.values())
     assert repr(lookalike)[1:-1] in sources["calls in a string"]
-    said = _run_all(sources, tmp_path, tmp_path / "t")
+    return sources
+
+
+def test_every_plain_written_world_is_built_by_named_calls_on_a_correct_folder(
+    tmp_path: Path,
+):
+    """A substrate lesson's test builds its world with each Day 1-6 call
+    named as the judge names it (`_step`); on a correct folder every
+    written world's such test passes, a string that reads like a call
+    (drawn text) left as it is."""
+    folder = str(learner_folder(tmp_path, "agent"))
+    said = _run_all(_named_call_tests(folder), tmp_path, tmp_path / "t")
+    assert {n: s for n, s in said.items() if s} == {}
+
+
+@pytest.mark.skipif(not COURSE, reason="$DAY7_COURSE names no course checkout")
+def test_every_plain_written_world_is_built_by_named_calls_on_the_course(
+    tmp_path: Path,
+):
+    """The same tests on the course's own reference, from its checkout."""
+    folder = Path(COURSE, "src", "tiny_llm_ref", "agent")
+    assert (folder / "evaluation.py").is_file(), f"no course at {COURSE}"
+    said = _run_all(_named_call_tests(str(folder)), Path(COURSE), tmp_path / "t")
     assert {n: s for n, s in said.items() if s} == {}
 
 
