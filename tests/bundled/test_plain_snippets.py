@@ -232,12 +232,18 @@ def _says(stderr: str, headline: str) -> bool:
     word, or with only the observed detail differing where the detail
     quotes the learner's own environment (a learner who expands `~` reads
     their own HOME, the judge's worker another), the check, its verdict and
-    what it should have been the same."""
+    what it should have been the same; a headline the reports cut short,
+    by the part they keep."""
     from test_lesson_snippets import as_tested
 
     headline = as_tested(headline)
     if f"AssertionError: {headline}" in stderr:
         return True
+    kept, cut, _ = headline.partition("\n… (cut short)")
+    if cut:
+        # A headline longer than the reports keep: the part they show.
+        said = f"AssertionError: {kept}"
+        return any(line.startswith(said) for line in stderr.splitlines())
     told = _GOT.fullmatch(headline)
     if told is None:
         return False
@@ -546,6 +552,11 @@ _COUNTED = {
         "test_evaluation_keeps_nothing_from_one_call_to_the_next",
         lambda: {"pair": _pair(4), "first": False},
     ),
+    "argument-types": (
+        "test_specification",
+        "test_an_instance_of_a_subclass_is_judged_as_its_type",
+        lambda: {"position": 3, "name": "MyEvaluationCase"},
+    ),
 }
 
 
@@ -594,8 +605,9 @@ def test_a_lesson_quotes_what_its_test_run_alone_meets(tmp_path: Path, invariant
 
 
 @pytest.mark.once  # the judge's reductions and lessons: not the interpreter's
+@pytest.mark.parametrize("invariant", ["truth", "argument-types"])
 def test_a_verdict_a_fresh_process_gets_right_gets_the_day7_verify_line(
-    tmp_path: Path,
+    tmp_path: Path, invariant: str
 ):
     """A verdict wrong only once the learner's process has made a few calls
     (right when the world is judged again in a fresh one) carries the
@@ -605,13 +617,13 @@ def test_a_verdict_a_fresh_process_gets_right_gets_the_day7_verify_line(
     from judge.lessons import REDRAW_MARK
     from judge.snippets import NOT_AFRESH
 
-    body = _property(*_COUNTED["truth"][:2])
+    module, name, example = _COUNTED[invariant]
+    body = _property(module, name)
     folder = learner_folder(tmp_path, "late", "wrong-after-calls")
     target = load_target(impl_path=folder, level="hardened")
-    body(target, EXAMPLE_WORLDS["file exact"])  # the first calls: right
-    _after_calls(target, 3)
+    _after_calls(target, 3)  # right, then wrong from here on
     with pytest.raises(InvariantFailure) as raised:
-        body(target, EXAMPLE_WORLDS["everything at once"])
+        body(target, **example())
     failure = raised.value
     told_smaller(failure)
     said = failure.reproduce

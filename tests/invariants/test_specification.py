@@ -425,6 +425,15 @@ def test_an_instance_of_a_subclass_is_judged_as_its_type(
     of a subclass is one, so refusing it (`type(run) is AgentRun`) refuses a
     valid argument the caller was free to pass.
     """
+    base = ARGUMENT_FIELDS[position][0]
+    note(f"the {_ARGUMENTS[position]} is an instance of class {name}({base})")
+    _subclass_judged(target, position, name)
+
+
+def _subclass_judged(target, position: int, name: str) -> None:
+    """The property on one argument's subclass: its lesson judged again as
+    it is, from a fresh process (judging's `again`, never on a smaller
+    world: the world is the smallest there is)."""
     world, base = World(), ARGUMENT_FIELDS[position][0]
     made = subclassed(f"built.args[{position}]", base, name)
     argument = _ARGUMENTS[position]
@@ -442,12 +451,22 @@ def test_an_instance_of_a_subclass_is_judged_as_its_type(
     def plain(folder: str, lesson) -> str:
         return subclass_test(world, argument, base, name, lesson, folder=folder)
 
+    def again(_: World) -> None:
+        _subclass_judged(target, position, name)
+
     with (
-        judging(world, target, context, body=body, plain=plain),
+        judging(
+            world,
+            target,
+            context,
+            body=body,
+            plain=plain,
+            again=again,
+            smaller=False,
+        ),
         materialise(world, target) as built,
     ):
         recast(built.args[position], base, name)
-        note(context)
         try:
             report = call_target(EVALUATE, target.evaluate_run, *built.args)
         except InvariantFailure as raised:
