@@ -32,7 +32,6 @@ from day7_verify.reports._report import lesson
 from day7_verify.reports._text import runnable
 from judge import fail, load_target, recast, timed_out
 from judge.lessons import (
-    PLAIN_MARK,
     REDRAW_MARK,
     WHERE_THE_REST_IS,
     CallAborted,
@@ -68,21 +67,6 @@ def _run(snippet: str, where: Path) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     return subprocess.run(
         ["sh", "-c", runnable(snippet)],
-        cwd=where,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def _plain(snippet: str, where: Path) -> subprocess.CompletedProcess[str]:
-    """A plain test (judge/snippets.py) saved and run by a plain Python."""
-    script = where / "test_lesson.py"
-    script.write_text(snippet, encoding="utf-8")
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    return subprocess.run(
-        [sys.executable, "-I", "-S", str(script)],
         cwd=where,
         env=environment,
         capture_output=True,
@@ -168,31 +152,6 @@ def test_a_second_world_is_written_as_what_changed(tmp_path: Path):
 
 # --- end to end ---------------------------------------------------------------------
 
-#: A class whose lessons are about concrete calls: the starter's unfinished
-#: functions, case types that accept a blank field or rename a path, an
-#: evaluate_run that hangs (or ends its worker) on one argument of the wrong
-#: type, and one that creates the file it was asked to read.
-_CLASS = {
-    "unfinished": ("returns-none", "unfinished-report", "bug:path-kept-raw"),
-    "blank": ("bug:blank-only-empty", "bug:path-unicode-normalised"),
-    "hangs": ("hangs-on-no-run",),
-    "crashes": ("crashes-on-no-run",),
-    "writes": ("bug:file-created-when-missing",),
-}
-_LESSONS = {
-    "unfinished": {
-        "specification-refused",
-        "path-normalisation",
-        "argument-types",
-        "report-shape",
-        "report-verdict",
-        "render-grammar",
-    },
-    "blank": {"specification-refused", "specification-accepted"},
-    "hangs": {"argument-types"},
-    "crashes": {"argument-types"},
-    "writes": {"read-only"},
-}
 _VERDICTS = ("check:", "detail:", "names:")
 
 
@@ -205,60 +164,6 @@ def _reproduced(item: dict[str, str], printed: str) -> bool:
         # The report printed: its checks' names and verdicts are the lesson.
         return re.match("(# world\n)?evaluation: ", printed) is not None
     return item["observed"].removesuffix("...") in printed
-
-
-@pytest.mark.children
-def test_every_snippet_of_a_class_reproduces_its_lesson_from_elsewhere(
-    tmp_path: Path,
-):
-    """Every lesson of a class about a concrete call (a case refused or
-    accepted, a path normalised, a wrong argument, a TODO passed or render,
-    a call that hung or ended its worker) has a snippet, and each, run from
-    another directory, makes the same call and prints what the lesson says
-    (a plain test, judge/snippets.py, fails with the lesson's headline)."""
-    cohort = tmp_path / "class"
-    cohort.mkdir()
-    for name, plants in _CLASS.items():
-        learner_folder(cohort, name, *plants)
-    report = tmp_path / "class.json"
-    environment = {
-        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
-    }
-    finished = subprocess.run(
-        [sys.executable, "-m", "day7_verify", *QUICK, "--cohort", str(cohort)]
-        + ["--jobs", "2", "--json", str(report)],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        timeout=900,
-    )
-    assert finished.returncode == 1, finished.stderr[-2000:]
-    learners = json.loads(report.read_text(encoding="utf-8"))["learners"]
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    for learner in learners:
-        name = Path(learner["path"]).name
-        lessons = [i for i in learner["lessons"] if i["cause"] != "more-causes"]
-        assert _LESSONS[name] <= {i["invariant"] for i in lessons}, name
-        for item in lessons:
-            assert item["reproduce"], (name, item["headline"])
-            if item["reproduce"].startswith(PLAIN_MARK):
-                # A test the learner keeps: it fails with the lesson's words.
-                ran = _plain(item["reproduce"], elsewhere)
-                said = as_tested(item["headline"])
-                assert f"AssertionError: {said}" in ran.stderr, (
-                    name,
-                    ran.stderr[-2000:],
-                )
-                continue
-            if item["reproduce"].startswith(REDRAW_MARK):
-                # A world no test file builds (a real run of the learner's
-                # loop): its day7-verify line draws it again, same lesson.
-                _redrawn(learner["path"], item, environment, tmp_path)
-                continue
-            ran = _run(item["reproduce"], elsewhere)
-            assert ran.returncode == 0, (name, ran.stderr[-2000:])
-            assert _reproduced(item, ran.stdout), (name, item, ran.stdout)
 
 
 def _redrawn(folder: str, item: dict, environment: dict, tmp_path: Path) -> None:

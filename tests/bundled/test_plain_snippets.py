@@ -641,6 +641,31 @@ _TOGETHER = {
 }
 
 
+#: Learners whose lessons are about concrete calls (the starter's unfinished
+#: functions; case types that accept a blank field or rename a path; an
+#: evaluate_run that creates the file it was asked to read): their plants,
+#: and the invariants each must be told. (A call that hangs, ends its
+#: worker or runs out of memory: test_lesson_snippets' aborting class.)
+_CALLS = {
+    "unfinished": (
+        ("returns-none", "unfinished-report", "bug:path-kept-raw"),
+        {
+            "specification-refused",
+            "path-normalisation",
+            "argument-types",
+            "report-shape",
+            "report-verdict",
+            "render-grammar",
+        },
+    ),
+    "blank": (
+        ("bug:blank-only-empty", "bug:path-unicode-normalised"),
+        {"specification-refused", "specification-accepted"},
+    ),
+    "writes": (("bug:file-created-when-missing",), {"read-only"}),
+}
+
+
 def _planted_class() -> dict[str, tuple[str, ...]]:
     """The learners: one planted bug for each invariant the catalogue names
     (the first bug that names it), the pairs above, and with
@@ -700,16 +725,18 @@ def test_every_lesson_of_a_planted_class_says_what_its_snippet_shows(
     tmp_path: Path,
 ):
     """Every lesson day7-verify gives a class of planted bugs (one per
-    invariant the catalogue names, and two mistakes at once) carries a
-    snippet that, run where a learner runs it, shows what the lesson says:
-    a plain test fails with the lesson's headline, a judge snippet prints
-    its observation."""
+    invariant the catalogue names, two mistakes at once, and the learners
+    of `_CALLS`, each told its invariants) carries a snippet that, run
+    where a learner runs it, from another folder, shows what the lesson
+    says: a plain test fails with the lesson's headline, a judge snippet
+    prints its observation, a redrawn world gives its day7-verify line."""
     import json
 
     cohort = tmp_path / "class"
     cohort.mkdir()
-    for name, plants in _planted_class().items():
-        learner_folder(cohort, name, *plants)
+    plants = {**_planted_class(), **{n: p for n, (p, _) in _CALLS.items()}}
+    for name, planted in plants.items():
+        learner_folder(cohort, name, *planted)
     report = tmp_path / "class.json"
     environment = {
         k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))
@@ -726,12 +753,15 @@ def test_every_lesson_of_a_planted_class_says_what_its_snippet_shows(
     learners = json.loads(report.read_text(encoding="utf-8"))["learners"]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    assert {Path(learner["path"]).name for learner in learners} == set(plants)
     wrong = {}
     for learner in learners:
         name = Path(learner["path"]).name
-        for lesson in learner["lessons"]:
-            if lesson["cause"] == "more-causes" or not lesson["reproduce"]:
-                continue
+        lessons = [i for i in learner["lessons"] if i["cause"] != "more-causes"]
+        told = {lesson["invariant"] for lesson in lessons}
+        assert _CALLS.get(name, ((), set()))[1] <= told, (name, told)
+        for lesson in lessons:
+            assert lesson["reproduce"], (name, lesson["headline"])
             why = _said_again(lesson, elsewhere)
             if why:
                 wrong[f"{name}: {lesson['invariant']} {lesson['cause']}"] = why
