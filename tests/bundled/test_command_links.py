@@ -128,7 +128,7 @@ def test_links_left_by_learner_code_change_nothing_outside(tmp_path: Path) -> No
     """Judged as root in the sandbox, a learner whose code (and daemon thread)
     turns logs and the judge's scratch into links to files outside changes
     nothing outside, shows no byte of them, and does not pass. (Its thread
-    races the judge, so its run's length varies with the machine: 30 s
+    races the judge, so its run's length varies with the machine: 60 s
     bound it, and a run stopped there is a verdict too.)"""
     outside = tmp_path / "outside"
     outside.mkdir()
