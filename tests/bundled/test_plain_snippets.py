@@ -77,6 +77,22 @@ def _plain_python(script: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _causes(body, target, examples) -> set[str]:
+    """The causes of the lessons a property's body raises on `examples`."""
+    causes = set()
+    for example in examples:
+        try:
+            body(target, **example)
+        except InvariantFailure as lesson:
+            causes.add(lesson.cause)
+    return causes
+
+
+def _pairs(world, perturbations) -> list[dict]:
+    """independence's examples: `world` and each of its perturbations."""
+    return [{"pair": (world, change)} for change in perturbations(world)]
+
+
 def _says_its_headline(failure: InvariantFailure, where: Path) -> str:
     """The lesson's test saved in `where` and run with a plain python: ""
     when it fails with the lesson's headline, else what it said."""
@@ -971,12 +987,7 @@ def test_wrong_check_names_are_one_lesson_told_on_a_small_world(tmp_path: Path):
     independence = _property(
         "test_independence", "test_one_changed_fact_flips_its_own_check_and_no_other"
     )
-    causes = set()
-    for change in perturbations(PASSING_WORLD):
-        try:
-            independence(target, pair=(PASSING_WORLD, change))
-        except InvariantFailure as lesson:
-            causes.add(lesson.cause)
+    causes = _causes(independence, target, _pairs(PASSING_WORLD, perturbations))
     assert "names:spelling" in causes and "invariant:independence" not in causes
     # Checks sorted: the same mistake, never a leak between the checks a
     # position-by-position comparison would pair (independence, and one
@@ -987,20 +998,11 @@ def test_wrong_check_names_are_one_lesson_told_on_a_small_world(tmp_path: Path):
         impl_path=learner_folder(tmp_path, "sorted", "bug:checks-sorted"),
         level="hardened",
     )
-    causes = set()
-    for change in perturbations(PASSING_WORLD):
-        try:
-            independence(sorting, pair=(PASSING_WORLD, change))
-        except InvariantFailure as lesson:
-            causes.add(lesson.cause)
     alone = _property(
         "test_end_to_end", "test_each_wrong_fact_fails_only_its_own_check"
     )
-    for world in WRITTEN_WORLDS:
-        try:
-            alone(sorting, world)
-        except InvariantFailure as lesson:
-            causes.add(lesson.cause)
+    causes = _causes(independence, sorting, _pairs(PASSING_WORLD, perturbations))
+    causes |= _causes(alone, sorting, [{"world": w} for w in WRITTEN_WORLDS])
     assert causes == {"names:order"}, causes
     tampering = _property(
         "test_tampering",
